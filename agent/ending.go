@@ -1,0 +1,31 @@
+package agent
+
+// Ending is the named reason a run stopped. A run always ends with one,
+// returned as data, never as a crash.
+type Ending string
+
+// The endings a run can have; clients rely on these exact strings.
+const (
+	EndTurn            Ending = "end_turn"
+	EndMaxTurns        Ending = "max_turns"
+	EndMaxToolCalls    Ending = "max_tool_calls"
+	EndRepeatedFailure Ending = "repeated_failure"
+	EndEmptyResponse   Ending = "empty_response"
+	EndMaxTokens       Ending = "max_tokens"
+	EndRefusal         Ending = "refusal"
+	EndAborted         Ending = "aborted"
+	EndError           Ending = "error"
+)
+
+// Result is what a run returns.
+type Result struct {
+	Reason    Ending `json:"reason"`
+	Turns     int    `json:"turns"`
+	ToolCalls int    `json:"toolCalls"`
+	Usage     Usage  `json:"usage"`
+	// Text is the final answer: the text of the last assistant message.
+	Text string `json:"text"`
+	// Error is the message kept for the user when Reason is EndError (and
+	// the explanation for other non-success endings).
+	Error string `json:"error,omitempty"`
+}

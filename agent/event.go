@@ -1,0 +1,44 @@
+package agent
+
+// EventType names an event the loop emits to its observer.
+type EventType string
+
+// Event types; the LSP server forwards them as agent/event notifications
+// and `agent-lsp run --json` prints them, so the strings are protocol.
+const (
+	EvText      EventType = "text"
+	EvReasoning EventType = "reasoning"
+	EvToolStart EventType = "tool_start"
+	EvToolEnd   EventType = "tool_result"
+	EvWarning   EventType = "warning"
+	EvUsage     EventType = "usage"
+	EvEnd       EventType = "end"
+)
+
+// Event is one thing that happened during a run.
+type Event struct {
+	Type EventType `json:"type"`
+	// Text is the delta for text and reasoning events, the message for
+	// warnings.
+	Text string `json:"text,omitempty"`
+	// Tool is set on tool_start and tool_result.
+	Tool *ToolEvent `json:"tool,omitempty"`
+	// Usage is the total so far on usage events.
+	Usage *Usage `json:"usage,omitempty"`
+	// Result is set on the end event.
+	Result *Result `json:"result,omitempty"`
+}
+
+// ToolEvent describes one tool call.
+type ToolEvent struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	// Result and IsError are set on tool_result.
+	Result  string `json:"result,omitempty"`
+	IsError bool   `json:"isError,omitempty"`
+}
+
+// Observer receives the events of a run, in order, from the run's
+// goroutine. It must not block for long.
+type Observer func(Event)

@@ -1,0 +1,142 @@
+// Package tools holds the actions the agent can take on a workspace and the
+// dispatcher that runs them safely. It knows nothing of LSP or of models:
+//  1. a tool is a name, a description the model reads, a JSON Schema made
+//     from a Go params type, and a function;
+//  2. every failure the model can act on is a Result with IsError set, never
+//     a Go error or a panic;
+//  3. every path goes through the workspace boundary (workspace.go).
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Result is what a tool call returns to the model.
+type Result struct {
+	Text    string
+	IsError bool
+}
+
+// Errorf builds an error Result whose text tells the model what went wrong
+// and how to recover.
+func Errorf(format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Call is one tool call as the model wrote it.
+type Call struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Spec describes a tool to the model.
+type Spec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Tool is a named action with a typed, schema-checked parameter struct.
+type Tool struct {
+	name        string
+	description string
+	readOnly    bool
+	schema      *jsonschema.Schema
+	resolved    *jsonschema.Resolved
+	schemaJSON  json.RawMessage
+	paramsType  reflect.Type
+	run         func(ctx context.Context, params any) (Result, error)
+}
+
+// Define makes a tool from a function over its params type P. The schema is
+// generated from P: field names from `json` tags, descriptions from
+// `jsonschema` tags; fields without omitempty are required.
+// A Go error returned by fn means the harness failed (I/O, cancellation);
+// the dispatcher turns it into an error result too.
+func Define[P any](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
+	s, err := jsonschema.For[P](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // programming error, caught by tests
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err))
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
+	}
+	return &Tool{
+		name:        name,
+		description: description,
+		readOnly:    readOnly,
+		schema:      s,
+		resolved:    resolved,
+		schemaJSON:  raw,
+		paramsType:  reflect.TypeFor[P](),
+		run: func(ctx context.Context, params any) (Result, error) {
+			return fn(ctx, params.(*P))
+		},
+	}
+}
+
+// Name is the tool's name as the model calls it.
+func (t *Tool) Name() string { return t.name }
+
+// ReadOnly reports whether the tool never changes anything.
+func (t *Tool) ReadOnly() bool { return t.readOnly }
+
+// Spec describes the tool to the model.
+func (t *Tool) Spec() Spec {
+	return Spec{Name: t.name, Description: t.description, Parameters: t.schemaJSON}
+}
+
+// Registry is the set of tools a session offers.
+type Registry struct {
+	tools map[string]*Tool
+}
+
+// NewRegistry returns a registry holding the given tools.
+func NewRegistry(ts ...*Tool) *Registry {
+	r := &Registry{tools: make(map[string]*Tool)}
+	for _, t := range ts {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers a tool, replacing one of the same name.
+func (r *Registry) Add(t *Tool) { r.tools[t.name] = t }
+
+// Get returns the tool with that exact name.
+func (r *Registry) Get(name string) (*Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names returns the tool names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Specs returns the specs of every tool, sorted by name so that the
+// request prefix stays stable (prompt caches depend on it).
+func (r *Registry) Specs() []Spec {
+	specs := make([]Spec, 0, len(r.tools))
+	for _, n := range r.Names() {
+		specs = append(specs, r.tools[n].Spec())
+	}
+	return specs
+}
