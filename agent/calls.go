@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// runCalls answers every call of one assistant message, in order, exactly
+// once. It returns a non-empty Ending when the run must stop after them.
+func (r *run) runCalls(ctx context.Context, calls []ToolCall, truncated bool) (Ending, string) {
+	cfg := r.a.cfg
+	var ending Ending
+	var why string
+	for i, c := range calls {
+		var out ToolOutput
+		switch {
+		case ctx.Err() != nil:
+			out = ToolOutput{Text: "cancelled by user before this call ran", IsError: true}
+			if ending == "" {
+				ending = EndAborted
+			}
+		case ending != "":
+			out = ToolOutput{Text: fmt.Sprintf("not run: the run stopped (%s)", ending), IsError: true}
+		case truncated:
+			// A reply cut by the token limit may hold a call whose
+			// arguments parse but are incomplete: run none of them.
+			out = ToolOutput{Text: "not run: your reply was cut off by the output token limit, so this call may be incomplete. Send it again, with smaller arguments (for large files, write in parts with str_replace).", IsError: true}
+		case i >= cfg.MaxCallsPerMessage:
+			out = ToolOutput{Text: fmt.Sprintf("not run: too many tool calls in one reply (at most %d run); resend the rest in your next reply", cfg.MaxCallsPerMessage), IsError: true}
+		case r.res.ToolCalls >= cfg.MaxToolCalls:
+			out = ToolOutput{Text: fmt.Sprintf("not run: the run reached its limit of %d tool calls", cfg.MaxToolCalls), IsError: true}
+		case r.a.tools == nil:
+			out = ToolOutput{Text: "no tools are available in this session; answer in text", IsError: true}
+		default:
+			out, ending, why = r.runOne(ctx, c)
+		}
+		r.answer(c, out)
+	}
+	return ending, why
+}
+
+// runOne runs one call, tracking identical failing calls in a row.
+func (r *run) runOne(ctx context.Context, c ToolCall) (ToolOutput, Ending, string) {
+	r.res.ToolCalls++
+	r.obs(Event{Type: EvToolStart, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments}})
+	out := r.a.tools.Run(ctx, c)
+	if ctx.Err() != nil {
+		return out, EndAborted, ""
+	}
+	key := c.Name + "\x00" + c.Arguments
+	if !out.IsError {
+		r.streak.key, r.streak.count = "", 0
+		return out, "", ""
+	}
+	if key == r.streak.key {
+		r.streak.count++
+	} else {
+		r.streak.key, r.streak.count = key, 1
+	}
+	if r.streak.count >= r.a.cfg.RepeatLimit {
+		msg := fmt.Sprintf("%s failed %d times in a row with the same arguments: %s", c.Name, r.streak.count, clip(c.Arguments, 200))
+		r.warn(msg)
+		return out, EndRepeatedFailure, msg
+	}
+	return out, "", ""
+}
+
+// answer records the one result of a call and reports it.
+func (r *run) answer(c ToolCall, out ToolOutput) {
+	text := out.Text
+	if out.IsError && !strings.HasPrefix(text, "Error") {
+		text = "Error: " + text
+	}
+	r.s.Append(Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: text, IsError: out.IsError})
+	r.obs(Event{Type: EvToolEnd, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Result: text, IsError: out.IsError}})
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

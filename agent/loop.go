@@ -1,0 +1,242 @@
+// Package agent runs the agent loop: call the model, run the tools it asks
+// for, feed every result back, repeat until the model answers or a limit is
+// hit. Rules:
+//  1. every tool call recorded in the history gets exactly one result;
+//  2. a run always ends with a named Ending, returned as data;
+//  3. the loop never imports LSP or a model SDK: it sees a Provider and Tools.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Tools runs tool calls for the loop. The dispatcher in package tools is
+// adapted to it by NewToolSet.
+type Tools interface {
+	// Specs lists the tools the model may call.
+	Specs() []ToolSpec
+	// Run executes one call and always returns its result.
+	Run(ctx context.Context, call ToolCall) ToolOutput
+}
+
+// ToolOutput is the result of one tool call.
+type ToolOutput struct {
+	Text    string
+	IsError bool
+}
+
+// Config bounds a run. Zero values take the defaults.
+type Config struct {
+	// MaxTurns caps model requests per run (default 50).
+	MaxTurns int
+	// MaxToolCalls caps tool calls per run (default 200).
+	MaxToolCalls int
+	// MaxCallsPerMessage caps the calls run from one reply (default 64);
+	// the rest are answered with an error asking the model to resend them.
+	MaxCallsPerMessage int
+	// MaxTokens caps each reply; 0 leaves it to the server.
+	MaxTokens int
+	// RepeatLimit is how many identical failing calls in a row end the run
+	// with repeated_failure (default 3).
+	RepeatLimit int
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = 50
+	}
+	if c.MaxToolCalls <= 0 {
+		c.MaxToolCalls = 200
+	}
+	if c.MaxCallsPerMessage <= 0 {
+		c.MaxCallsPerMessage = 64
+	}
+	if c.RepeatLimit <= 0 {
+		c.RepeatLimit = 3
+	}
+	return c
+}
+
+// Agent runs sessions against one provider and one tool set.
+type Agent struct {
+	provider Provider
+	tools    Tools
+	cfg      Config
+}
+
+// New returns an agent. tools may be nil for a tool-less chat.
+func New(p Provider, t Tools, cfg Config) *Agent {
+	return &Agent{provider: p, tools: t, cfg: cfg.withDefaults()}
+}
+
+// run is the state of one Run call.
+type run struct {
+	a      *Agent
+	s      *Session
+	obs    Observer
+	res    Result
+	specs  []ToolSpec
+	streak struct {
+		key   string
+		count int
+	}
+}
+
+// Run adds prompt to the session and runs the loop until it ends. It is
+// safe to call again on the same session to continue the conversation, but
+// not concurrently.
+func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer) Result {
+	if obs == nil {
+		obs = func(Event) {}
+	}
+	r := &run{a: a, s: s, obs: obs}
+	if a.tools != nil {
+		r.specs = a.tools.Specs()
+	}
+	s.Append(Message{Role: RoleUser, Content: prompt})
+	r.res = r.loop(ctx)
+	res := r.res
+	obs(Event{Type: EvEnd, Result: &res})
+	return res
+}
+
+func (r *run) loop(ctx context.Context) Result {
+	cfg := r.a.cfg
+	nudged := false
+	for {
+		if ctx.Err() != nil {
+			return r.end(EndAborted, "")
+		}
+		if r.res.Turns >= cfg.MaxTurns {
+			return r.end(EndMaxTurns, fmt.Sprintf("stopped after %d model requests (max_turns)", cfg.MaxTurns))
+		}
+		r.res.Turns++
+		end, err := r.stream(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return r.end(EndAborted, "")
+			}
+			return r.end(EndError, err.Error())
+		}
+		r.res.Usage = r.res.Usage.Add(end.Usage)
+		u := r.res.Usage
+		r.obs(Event{Type: EvUsage, Usage: &u})
+		msg := end.Message
+		msg.Role = RoleAssistant
+
+		if end.StopReason == StopRefusal || end.StopReason == StopFilter {
+			if msg.Content != "" {
+				r.s.Append(msg)
+				r.res.Text = msg.Content
+			}
+			why := end.Refusal
+			if why == "" {
+				why = "the provider refused to answer (" + end.RawStopReason + ")"
+			}
+			return r.end(EndRefusal, why)
+		}
+
+		if len(msg.ToolCalls) == 0 {
+			if msg.Content == "" {
+				if end.StopReason == StopLength {
+					return r.end(EndMaxTokens, "the reply was cut by the token limit before it said anything")
+				}
+				// An empty reply is not stored (some providers reject empty
+				// assistant messages); the model is told once what it can do.
+				if nudged {
+					return r.end(EndEmptyResponse, "the model sent two empty replies in a row")
+				}
+				nudged = true
+				r.warn("the model sent an empty reply; asking again")
+				r.s.Append(Message{Role: RoleUser, Content: r.emptyNudge()})
+				continue
+			}
+			r.s.Append(msg)
+			r.res.Text = msg.Content
+			if end.StopReason == StopLength {
+				return r.end(EndMaxTokens, "the reply was cut by the token limit")
+			}
+			return r.end(EndTurn, "")
+		}
+		nudged = false
+		r.s.assignIDs(msg.ToolCalls, r.res.Turns)
+		r.s.Append(msg)
+		if msg.Content != "" {
+			r.res.Text = msg.Content
+		}
+		if ending, why := r.runCalls(ctx, msg.ToolCalls, end.StopReason == StopLength); ending != "" {
+			return r.end(ending, why)
+		}
+		if r.res.ToolCalls >= cfg.MaxToolCalls {
+			return r.end(EndMaxToolCalls, fmt.Sprintf("stopped after %d tool calls (max_tool_calls)", r.res.ToolCalls))
+		}
+	}
+}
+
+// stream makes one model request and forwards its deltas to the observer.
+func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
+	req := Request{Messages: r.s.Messages(), Tools: r.specs, MaxTokens: r.a.cfg.MaxTokens}
+	st, err := r.a.provider.Stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var end *MessageEnd
+	for {
+		ev, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Type {
+		case EventTextDelta:
+			r.obs(Event{Type: EvText, Text: ev.Text})
+		case EventReasoningDelta:
+			r.obs(Event{Type: EvReasoning, Text: ev.Text})
+		case EventMessageEnd:
+			if end != nil {
+				return nil, errors.New("provider sent two message ends for one reply")
+			}
+			end = ev.End
+		}
+	}
+	if end == nil {
+		return nil, errors.New("provider stream ended without a message end")
+	}
+	return end, nil
+}
+
+// end fills in the ending; why is kept for the user.
+func (r *run) end(e Ending, why string) Result {
+	r.res.Reason = e
+	r.res.Error = why
+	return r.res
+}
+
+func (r *run) warn(text string) {
+	r.obs(Event{Type: EvWarning, Text: text})
+}
+
+func (r *run) emptyNudge() string {
+	var b strings.Builder
+	b.WriteString("Your last reply was empty: it had neither text nor a tool call. ")
+	if len(r.specs) == 0 {
+		b.WriteString("Answer the request in text.")
+		return b.String()
+	}
+	b.WriteString("Either answer in text or call one of the tools you have: ")
+	for i, s := range r.specs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.Name)
+	}
+	b.WriteString(".")
+	return b.String()
+}
