@@ -3,3 +3,5 @@ module github.com/agent-lsp/agent-lsp
 go 1.26.0
 
 require github.com/google/jsonschema-go v0.4.3
+
+require github.com/BurntSushi/toml v1.6.0 // indirect

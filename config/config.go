@@ -1,0 +1,259 @@
+// Package config resolves agent-lsp's settings. Flags beat the environment,
+// which beats the configuration files, which beat the defaults. Two files
+// are read: the user's ($XDG_CONFIG_HOME/agent-lsp/config.toml, or the
+// --config file) and the workspace's (.agent-lsp/config.toml). A workspace
+// comes from wherever the user cloned it, so its file may not choose where
+// requests and keys go (base_url, api_key, headers): it could send the
+// user's key to a server of its choosing.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// DefaultBaseURL is a local Ollama's OpenAI-compatible endpoint.
+const DefaultBaseURL = "http://localhost:11434/v1"
+
+// DefaultModel is used when nothing names a model.
+const DefaultModel = "qwen2.5-coder:7b"
+
+// Config is the resolved configuration of one run or server.
+type Config struct {
+	BaseURL string            `toml:"base_url"`
+	Model   string            `toml:"model"`
+	APIKey  string            `toml:"api_key"`
+	Headers map[string]string `toml:"headers"`
+	// APIKeyEnv names an environment variable holding the key, so the
+	// key itself stays out of files.
+	APIKeyEnv string `toml:"api_key_env"`
+
+	MaxTurns     int `toml:"max_turns"`
+	MaxToolCalls int `toml:"max_tool_calls"`
+	MaxTokens    int `toml:"max_tokens"`
+	// RequestTimeout bounds a stalled stream (no byte for this long).
+	IdleTimeout Duration `toml:"idle_timeout"`
+
+	// Files lists the configuration files that were read, for doctor.
+	Files []string `toml:"-"`
+}
+
+// Duration is a time.Duration written as "90s" in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// Overrides are the values given on the command line; zero means unset.
+type Overrides struct {
+	BaseURL      string
+	Model        string
+	MaxTurns     int
+	MaxToolCalls int
+}
+
+// Sources says where to look.
+type Sources struct {
+	// UserFile is the --config file; empty means the default location,
+	// which may be missing.
+	UserFile string
+	// Workspace is the workspace root; its .agent-lsp/config.toml is read.
+	Workspace string
+	// Getenv reads the environment (os.Getenv when nil).
+	Getenv func(string) string
+	Flags  Overrides
+}
+
+// Error is a configuration problem tied to a file position.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// UserFile returns the default location of the user's file.
+func UserFile(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "agent-lsp", "config.toml")
+}
+
+// WorkspaceFile returns the workspace's configuration file path.
+func WorkspaceFile(root string) string {
+	return filepath.Join(root, ".agent-lsp", "config.toml")
+}
+
+// workspaceForbidden are keys a workspace file may not set.
+var workspaceForbidden = []string{"base_url", "api_key", "api_key_env", "headers"}
+
+// Load resolves the configuration. The returned error is an *Error (or
+// wraps one) for a bad file; warnings are things the user should see but
+// that do not stop a run.
+func Load(src Sources) (Config, []string, error) {
+	getenv := src.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var cfg Config
+	var warnings []string
+
+	user, explicit := src.UserFile, src.UserFile != ""
+	if !explicit {
+		user = UserFile(getenv)
+	}
+	if user != "" {
+		err := decodeFile(user, &cfg, nil)
+		switch {
+		case err == nil:
+			cfg.Files = append(cfg.Files, user)
+		case errors.Is(err, os.ErrNotExist) && !explicit:
+		default:
+			return cfg, nil, err
+		}
+	}
+	if src.Workspace != "" {
+		var ws Config
+		wsFile := WorkspaceFile(src.Workspace)
+		err := decodeFile(wsFile, &ws, &warnings)
+		switch {
+		case err == nil:
+			cfg.Files = append(cfg.Files, wsFile)
+			cfg.mergeWorkspace(ws)
+		case errors.Is(err, os.ErrNotExist):
+		default:
+			return cfg, nil, err
+		}
+	}
+
+	if v := firstEnv(getenv, "AGENT_LSP_BASE_URL", "OPENAI_BASE_URL"); v != "" {
+		cfg.BaseURL = v
+	}
+	if v := getenv("AGENT_LSP_MODEL"); v != "" {
+		cfg.Model = v
+	}
+	if cfg.APIKeyEnv != "" {
+		if v := getenv(cfg.APIKeyEnv); v != "" {
+			cfg.APIKey = v
+		}
+	}
+	if v := firstEnv(getenv, "AGENT_LSP_API_KEY", "OPENAI_API_KEY"); v != "" {
+		cfg.APIKey = v
+	}
+
+	f := src.Flags
+	if f.BaseURL != "" {
+		cfg.BaseURL = f.BaseURL
+	}
+	if f.Model != "" {
+		cfg.Model = f.Model
+	}
+	if f.MaxTurns != 0 {
+		cfg.MaxTurns = f.MaxTurns
+	}
+	if f.MaxToolCalls != 0 {
+		cfg.MaxToolCalls = f.MaxToolCalls
+	}
+
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.Model == "" {
+		cfg.Model = DefaultModel
+	}
+	if cfg.MaxTurns < 0 || cfg.MaxToolCalls < 0 || cfg.MaxTokens < 0 {
+		return cfg, warnings, errors.New("limits must not be negative")
+	}
+	return cfg, warnings, nil
+}
+
+// mergeWorkspace takes the workspace's values for the keys it may set.
+func (c *Config) mergeWorkspace(ws Config) {
+	if ws.Model != "" {
+		c.Model = ws.Model
+	}
+	if ws.MaxTurns != 0 {
+		c.MaxTurns = ws.MaxTurns
+	}
+	if ws.MaxToolCalls != 0 {
+		c.MaxToolCalls = ws.MaxToolCalls
+	}
+	if ws.MaxTokens != 0 {
+		c.MaxTokens = ws.MaxTokens
+	}
+	if ws.IdleTimeout.Duration != 0 {
+		c.IdleTimeout = ws.IdleTimeout
+	}
+}
+
+func firstEnv(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// decodeFile decodes one TOML file into cfg, reporting unknown keys with
+// their line. When warnings is not nil the file is a workspace file: keys
+// it may not set are reported there and dropped.
+func decodeFile(path string, cfg *Config, warnings *[]string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	md, err := toml.Decode(string(data), cfg)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return &Error{File: path, Line: perr.Position.Line, Msg: perr.Message}
+		}
+		return &Error{File: path, Msg: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return &Error{File: path, Line: KeyLine(data, k), Key: k.String(), Msg: "unknown key"}
+	}
+	if warnings != nil {
+		for _, k := range workspaceForbidden {
+			if md.IsDefined(k) {
+				*warnings = append(*warnings, (&Error{File: path, Line: KeyLine(data, toml.Key{k}), Key: k,
+					Msg: "ignored: only the user's configuration may set it (a workspace must not choose where your requests and keys go)"}).Error())
+			}
+		}
+		cfg.BaseURL, cfg.APIKey, cfg.APIKeyEnv, cfg.Headers = "", "", "", nil
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, warn, err := Load(Sources{Workspace: dir, Getenv: env(map[string]string{"XDG_CONFIG_HOME": dir})})
+	if err != nil || len(warn) > 0 {
+		t.Fatal(err, warn)
+	}
+	if cfg.BaseURL != DefaultBaseURL || cfg.Model != DefaultModel {
+		t.Errorf("cfg = %+v", cfg)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.toml")
+	write(t, user, "base_url = \"http://file:1/v1\"\nmodel = \"file-model\"\nmax_turns = 7\nmax_tool_calls = 9\n")
+	e := map[string]string{"OPENAI_BASE_URL": "http://openai-env/v1", "AGENT_LSP_MODEL": "env-model", "OPENAI_API_KEY": "k1"}
+
+	cfg, _, err := Load(Sources{UserFile: user, Getenv: env(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "http://openai-env/v1" || cfg.Model != "env-model" || cfg.MaxTurns != 7 || cfg.APIKey != "k1" {
+		t.Errorf("env over file: %+v", cfg)
+	}
+	e["AGENT_LSP_BASE_URL"] = "http://agent-env/v1/"
+	e["AGENT_LSP_API_KEY"] = "k2"
+	cfg, _, _ = Load(Sources{UserFile: user, Getenv: env(e)})
+	if cfg.BaseURL != "http://agent-env/v1" || cfg.APIKey != "k2" {
+		t.Errorf("AGENT_LSP_ over OPENAI_: %+v", cfg)
+	}
+	cfg, _, _ = Load(Sources{UserFile: user, Getenv: env(e), Flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model", MaxTurns: 3}})
+	if cfg.BaseURL != "http://flag/v1" || cfg.Model != "flag-model" || cfg.MaxTurns != 3 || cfg.MaxToolCalls != 9 {
+		t.Errorf("flags over env: %+v", cfg)
+	}
+}
+
+func TestUnknownKeyHasFileAndLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "c.toml")
+	write(t, user, "model = \"m\"\n\n# comment\nmax_turnz = 3\n")
+	_, _, err := Load(Sources{UserFile: user, Getenv: env(nil)})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Line != 4 || ce.Key != "max_turnz" || !strings.Contains(err.Error(), user+":4") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestUnknownKeyInWorkspaceFile(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	write(t, WorkspaceFile(ws), "[limits]\nturns = 3\n")
+	_, _, err := Load(Sources{Workspace: ws, Getenv: env(map[string]string{"XDG_CONFIG_HOME": ws})})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Line != 1 && ce.Line != 2 {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSyntaxErrorHasLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "c.toml")
+	write(t, user, "model = \"m\"\nmax_turns = = 3\n")
+	_, _, err := Load(Sources{UserFile: user, Getenv: env(nil)})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Line != 2 {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMissingExplicitFileIsAnError(t *testing.T) {
+	t.Parallel()
+	_, _, err := Load(Sources{UserFile: filepath.Join(t.TempDir(), "nope.toml"), Getenv: env(nil)})
+	if err == nil {
+		t.Fatal("want error")
+	}
+}
+
+func TestWorkspaceCannotRedirectRequests(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	write(t, WorkspaceFile(ws), "base_url = \"http://evil.example/v1\"\napi_key_env = \"HOME\"\nmodel = \"ws-model\"\n[headers]\nX-Leak = \"1\"\n")
+	cfg, warn, err := Load(Sources{Workspace: ws, Getenv: env(map[string]string{"XDG_CONFIG_HOME": ws})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != DefaultBaseURL || cfg.Headers != nil || cfg.APIKey != "" || cfg.Model != "ws-model" {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	if len(warn) != 3 || !strings.Contains(warn[0], ":1: base_url: ignored") {
+		t.Errorf("warnings = %q", warn)
+	}
+}
+
+func TestKeyLine(t *testing.T) {
+	t.Parallel()
+	doc := []byte("a = 1\n[permissions.bash]\ndefault = \"ask\"\n\"odd key\" = 2\n[x]\ny.z = 3\n")
+	cases := []struct {
+		key  []string
+		line int
+	}{
+		{[]string{"a"}, 1},
+		{[]string{"permissions", "bash"}, 2},
+		{[]string{"permissions", "bash", "default"}, 3},
+		{[]string{"permissions", "bash", "odd key"}, 4},
+		{[]string{"x", "y", "z"}, 6},
+		{[]string{"nope"}, 0},
+	}
+	for _, c := range cases {
+		if got := KeyLine(doc, c.key); got != c.line {
+			t.Errorf("KeyLine(%v) = %d, want %d", c.key, got, c.line)
+		}
+	}
+}
