@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -14,6 +15,7 @@ type Session struct {
 	mu       sync.Mutex
 	messages []Message
 	ids      map[string]bool
+	suffix   map[string]int
 }
 
 // NewSession returns an empty session. system, if not empty, becomes the
@@ -33,13 +35,14 @@ func (s *Session) Append(m Message) {
 	s.messages = append(s.messages, m)
 }
 
-// Messages returns a copy of the history.
+// Messages returns the history. The slice is shared, not copied, so a
+// turn costs the same however long the conversation is: callers must not
+// modify it. The history only grows by appending, and anything that
+// rewrites it builds a new slice.
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Message, len(s.messages))
-	copy(out, s.messages)
-	return out
+	return slices.Clip(s.messages)
 }
 
 // assignIDs makes every call id non-empty, safe and unique within the
@@ -51,15 +54,22 @@ func (s *Session) assignIDs(calls []ToolCall, turn int) {
 	if s.ids == nil {
 		s.ids = make(map[string]bool)
 	}
+	if s.suffix == nil {
+		s.suffix = make(map[string]int)
+	}
 	for i := range calls {
 		id := calls[i].ID
 		if !safeID(id) {
 			id = fmt.Sprintf("call_%d_%d", turn, i)
 		}
-		base, n := id, 1
-		for s.ids[id] {
-			n++
-			id = fmt.Sprintf("%s__%d", base, n)
+		if s.ids[id] {
+			// Reused id: suffix it, remembering the last suffix per base
+			// so that a model reusing one id stays O(1) per call.
+			base := id
+			for s.ids[id] {
+				s.suffix[base]++
+				id = fmt.Sprintf("%s__%d", base, s.suffix[base]+1)
+			}
 		}
 		s.ids[id] = true
 		calls[i].ID = id

@@ -1,0 +1,49 @@
+package agent
+
+import "encoding/json"
+
+// MarshalJSON writes an event as one flat object, the shape that
+// `agent-lsp run --json` prints and agent/event carries:
+//
+//	{"type":"text","text":"Hel"}
+//	{"type":"tool_start","id":"call_1","name":"read_file","arguments":"{…}"}
+//	{"type":"tool_result","id":"call_1","name":"read_file","arguments":"{…}","result":"…","isError":false}
+//	{"type":"usage","usage":{"inputTokens":10,"outputTokens":2}}
+//	{"type":"end","reason":"end_turn","turns":2,"toolCalls":1,"usage":{…},"text":"…"}
+func (e Event) MarshalJSON() ([]byte, error) {
+	switch {
+	case e.Type == EvEnd && e.Result != nil:
+		r := e.Result
+		return json.Marshal(struct {
+			Type      EventType `json:"type"`
+			Reason    Ending    `json:"reason"`
+			Turns     int       `json:"turns"`
+			ToolCalls int       `json:"toolCalls"`
+			Usage     Usage     `json:"usage"`
+			Text      string    `json:"text"`
+			Error     string    `json:"error,omitempty"`
+		}{e.Type, r.Reason, r.Turns, r.ToolCalls, r.Usage, r.Text, r.Error})
+	case e.Tool != nil:
+		t := e.Tool
+		type start struct {
+			Type      EventType `json:"type"`
+			ID        string    `json:"id"`
+			Name      string    `json:"name"`
+			Arguments string    `json:"arguments"`
+		}
+		if e.Type != EvToolEnd {
+			return json.Marshal(start{e.Type, t.ID, t.Name, t.Arguments})
+		}
+		return json.Marshal(struct {
+			start
+			Result  string `json:"result"`
+			IsError bool   `json:"isError"`
+		}{start{e.Type, t.ID, t.Name, t.Arguments}, t.Result, t.IsError})
+	default:
+		return json.Marshal(struct {
+			Type  EventType `json:"type"`
+			Text  string    `json:"text,omitempty"`
+			Usage *Usage    `json:"usage,omitempty"`
+		}{e.Type, e.Text, e.Usage})
+	}
+}

@@ -1,0 +1,72 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+)
+
+// benchProvider replies with one tool call per turn, then an answer,
+// without recording anything, so the benchmark measures the loop.
+type benchProvider struct{ turns, left int }
+
+func (p *benchProvider) Stream(ctx context.Context, req agent.Request) (agent.Stream, error) {
+	p.left--
+	end := &agent.MessageEnd{StopReason: agent.StopEndTurn, Message: agent.Message{Content: "done"}}
+	if p.left > 0 {
+		end = &agent.MessageEnd{StopReason: agent.StopToolCalls, Message: agent.Message{
+			Content:   "step",
+			ToolCalls: []agent.ToolCall{{ID: fmt.Sprintf("c%d", p.left), Name: "echo", Arguments: `{"n":1}`}},
+		}}
+	}
+	return &benchStream{evs: []agent.StreamEvent{
+		{Type: agent.EventTextDelta, Text: "step"},
+		{Type: agent.EventMessageEnd, End: end},
+	}}, nil
+}
+
+type benchStream struct{ evs []agent.StreamEvent }
+
+func (s *benchStream) Recv() (agent.StreamEvent, error) {
+	if len(s.evs) == 0 {
+		return agent.StreamEvent{}, io.EOF
+	}
+	ev := s.evs[0]
+	s.evs = s.evs[1:]
+	return ev, nil
+}
+func (s *benchStream) Close() error { return nil }
+
+type echoTools struct{}
+
+func (echoTools) Specs() []agent.ToolSpec { return []agent.ToolSpec{{Name: "echo"}} }
+func (echoTools) Run(_ context.Context, c agent.ToolCall) agent.ToolOutput {
+	return agent.ToolOutput{Text: "ok"}
+}
+
+// BenchmarkLoopTurn measures the loop's own cost per turn (one model
+// request, one tool call, its result) with history already holding N
+// messages: it should be far under a millisecond and flat in N.
+func BenchmarkLoopTurn(b *testing.B) {
+	for _, hist := range []int{10, 1000, 100000} {
+		b.Run(fmt.Sprintf("history=%d", hist), func(b *testing.B) {
+			const turnsPerRun = 20
+			s := agent.NewSession("bench", "system")
+			for i := range hist {
+				s.Append(agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("m%d", i)})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i += turnsPerRun {
+				p := &benchProvider{left: turnsPerRun}
+				a := agent.New(p, echoTools{}, agent.Config{MaxTurns: 1 << 30, MaxToolCalls: 1 << 30})
+				if res := a.Run(context.Background(), s, "go", nil); res.Reason != agent.EndTurn {
+					b.Fatal(res)
+				}
+			}
+		})
+	}
+}
