@@ -1,0 +1,435 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Defaults for a Dispatcher; each has an option.
+const (
+	DefaultTimeout      = 10 * time.Minute // per tool call (M46)
+	DefaultGrace        = 5 * time.Second  // wait after the deadline for the tool to return
+	DefaultGuardTimeout = 10 * time.Minute // an unanswered approval is a refusal (M50)
+	DefaultMaxOutput    = 64 << 10         // bytes of result text sent to the model (M47)
+)
+
+// Dispatcher runs tool calls as the model wrote them. Dispatch never
+// panics and always returns exactly one Result per call; every failure
+// is an error Result whose text names the call, says what was wrong and
+// how to fix it. A Dispatcher is immutable after NewDispatcher and safe
+// for concurrent use.
+//
+// One call goes through these steps, and stops at the first failure:
+//
+//  1. name: trimmed, one "functions." prefix stripped, then an exact
+//     match among the registered tools that the mode enables;
+//  2. arguments: decoded strictly (see decodeArgs), checked against the
+//     tool's schema, and decoded once into the tool's params *P, whose
+//     optional Validate method then runs;
+//  3. permission: the Access built from that same *P goes to the Guard;
+//  4. execution: with a deadline, a recover and an output cap.
+//
+// Nothing runs unless every earlier step passed (invariant 4).
+type Dispatcher struct {
+	reg          *Registry
+	guard        Guard
+	mode         string
+	enabled      func(*Tool) bool
+	timeout      time.Duration
+	timeouts     map[string]time.Duration
+	grace        time.Duration
+	guardTimeout time.Duration
+	maxArgBytes  int
+	maxOutput    int
+	log          *slog.Logger
+}
+
+// Option configures a Dispatcher.
+type Option func(*Dispatcher)
+
+// WithGuard sets the permission check run before every call.
+func WithGuard(g Guard) Option { return func(d *Dispatcher) { d.guard = g } }
+
+// WithReadOnly disables every tool that is not read-only (M21).
+func WithReadOnly() Option { return WithMode("read-only", (*Tool).ReadOnly) }
+
+// WithMode enables only the tools for which enabled returns true; calls
+// to the others answer "X is not available in <name> mode".
+func WithMode(name string, enabled func(*Tool) bool) Option {
+	return func(d *Dispatcher) { d.mode, d.enabled = name, enabled }
+}
+
+// WithTimeout sets the deadline of every tool call (default 10 min).
+func WithTimeout(t time.Duration) Option { return func(d *Dispatcher) { d.timeout = t } }
+
+// WithToolTimeout sets the deadline of one tool's calls.
+func WithToolTimeout(name string, t time.Duration) Option {
+	return func(d *Dispatcher) { d.timeouts[name] = t }
+}
+
+// WithGrace sets how long the dispatcher still waits, after a deadline or
+// a cancellation, for a tool or guard to return before it gives up on it.
+func WithGrace(t time.Duration) Option { return func(d *Dispatcher) { d.grace = t } }
+
+// WithGuardTimeout sets how long a Guard may take before its silence
+// counts as a refusal.
+func WithGuardTimeout(t time.Duration) Option { return func(d *Dispatcher) { d.guardTimeout = t } }
+
+// WithMaxArgBytes sets the cap on a call's raw arguments (default 1 MiB).
+func WithMaxArgBytes(n int) Option { return func(d *Dispatcher) { d.maxArgBytes = n } }
+
+// WithMaxOutput sets the cap on result text (default 64 KiB).
+func WithMaxOutput(n int) Option { return func(d *Dispatcher) { d.maxOutput = n } }
+
+// WithLogger sets the logger (default slog.Default()). Panics are logged
+// with their stack here, never shown to the model.
+func WithLogger(l *slog.Logger) Option { return func(d *Dispatcher) { d.log = l } }
+
+// NewDispatcher returns a dispatcher over the tools of reg.
+func NewDispatcher(reg *Registry, opts ...Option) *Dispatcher {
+	if reg == nil {
+		reg = NewRegistry()
+	}
+	d := &Dispatcher{
+		reg:          reg,
+		timeout:      DefaultTimeout,
+		timeouts:     map[string]time.Duration{},
+		grace:        DefaultGrace,
+		guardTimeout: DefaultGuardTimeout,
+		maxArgBytes:  DefaultMaxArgBytes,
+		maxOutput:    DefaultMaxOutput,
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	if d.log == nil {
+		d.log = slog.Default()
+	}
+	return d
+}
+
+// Specs returns the specs of the tools enabled in this dispatcher's
+// mode, sorted by name.
+func (d *Dispatcher) Specs() []Spec {
+	var specs []Spec
+	for _, s := range d.reg.Specs() {
+		if t, _ := d.reg.Get(s.Name); d.isEnabled(t) {
+			specs = append(specs, s)
+		}
+	}
+	return specs
+}
+
+func (d *Dispatcher) isEnabled(t *Tool) bool { return d.enabled == nil || d.enabled(t) }
+
+func (d *Dispatcher) available() []string {
+	var names []string
+	for _, n := range d.reg.Names() {
+		if t, _ := d.reg.Get(n); d.isEnabled(t) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// Dispatch runs one call and returns its result. It never panics and
+// never returns without a result; ctx cancellation gives a "cancelled by
+// user" result (M48).
+func (d *Dispatcher) Dispatch(ctx context.Context, call Call) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			d.log.Error("Dispatcher panicked", "call", call.ID, "panic", v, "stack", string(debug.Stack()))
+			res = d.fail(call, "the dispatcher crashed on this call (%s); this is a bug in agent-lsp, not your fault; try another way", clip(fmt.Sprint(v), 200))
+		}
+		res = d.finish(res)
+	}()
+	t, res, ok := d.lookup(call)
+	if !ok {
+		return res
+	}
+	if ctx.Err() != nil {
+		return d.fail(call, "%s was not run: cancelled by user", t.name)
+	}
+	obj, notes, err := decodeArgs(call.Arguments, d.maxArgBytes)
+	if err != nil {
+		return d.fail(call, "%s: %s", t.name, err.Error())
+	}
+	if len(notes) > 0 {
+		d.log.Info("Decoded double-encoded arguments", "tool", t.name, "call", call.ID)
+	}
+	params, notes, err := bind(t, obj, notes)
+	if err != nil {
+		return withNotes(d.fail(call, "%s", err.Error()), notes)
+	}
+	a := accessOf(t, call.ID, params)
+	if err := checkAccessText(a); err != nil {
+		return withNotes(d.fail(call, "%s: %s", t.name, err.Error()), notes)
+	}
+	if r, ok := d.permit(ctx, call, a); !ok {
+		return withNotes(r, notes)
+	}
+	return withNotes(d.execute(ctx, t, call, params), notes)
+}
+
+// lookup finds the tool a call names (M18–M21).
+func (d *Dispatcher) lookup(call Call) (*Tool, Result, bool) {
+	name := strings.TrimSpace(call.Name)
+	name = strings.TrimPrefix(name, "functions.")
+	avail := strings.Join(d.available(), ", ")
+	if name == "" {
+		return nil, d.fail(call, "tool call has an empty name. Available: %s. Call one of them by name", avail), false
+	}
+	t, ok := d.reg.Get(name)
+	if !ok {
+		msg := fmt.Sprintf("unknown tool %s. Available: %s.", quote(name), avail)
+		if s := closest(name, d.available()); s != "" {
+			msg += " Did you mean " + s + "?"
+		}
+		return nil, d.fail(call, "%s", msg), false
+	}
+	if !d.isEnabled(t) {
+		return nil, d.fail(call, "%s is not available in %s mode. Available: %s", t.name, d.mode, avail), false
+	}
+	return t, Result{}, true
+}
+
+// permit asks the Guard about a, failing closed on silence or panic.
+func (d *Dispatcher) permit(ctx context.Context, call Call, a Access) (Result, bool) {
+	if d.guard == nil {
+		return Result{}, true
+	}
+	gctx, cancel := context.WithTimeout(ctx, d.guardTimeout)
+	defer cancel()
+	ch := make(chan Decision, 1) // buffered: an abandoned guard can still finish
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				d.log.Error("Guard panicked", "tool", a.Tool, "call", call.ID, "panic", v, "stack", string(debug.Stack()))
+				ch <- Decision{Reason: "the permission check failed"}
+			}
+		}()
+		ch <- d.guard.Check(gctx, a)
+	}()
+	var dec Decision
+	select {
+	case dec = <-ch:
+	case <-gctx.Done():
+		timer := time.NewTimer(d.grace)
+		defer timer.Stop()
+		select {
+		case dec = <-ch:
+		case <-timer.C:
+			d.log.Error("Guard did not return after its deadline; refusing the call", "tool", a.Tool, "call", call.ID)
+		}
+	}
+	if ctx.Err() != nil {
+		return d.fail(call, "%s was not run: cancelled by user", a.Tool), false
+	}
+	if dec.Allow {
+		return Result{}, true
+	}
+	reason := strings.TrimRight(strings.TrimSpace(dec.Reason), ".")
+	if reason == "" {
+		reason = "refused by the permission policy"
+		if gctx.Err() != nil {
+			reason = "no approval within " + d.guardTimeout.String()
+		}
+	}
+	return d.fail(call, "%s call denied: %s. Choose another way or ask the user.", a.Tool, reason), false
+}
+
+type outcome struct {
+	res      Result
+	err      error
+	panicked bool
+	pval     any
+}
+
+// execute runs the tool with a deadline and a recover (M45, M46, M48).
+// A tool must honour ctx; one that does not is abandoned after the
+// deadline plus the grace period: its goroutine lives on until the tool
+// returns (Go cannot kill it) but the dispatcher holds nothing for it
+// except a one-slot channel, so it ends on its own when the tool does.
+func (d *Dispatcher) execute(ctx context.Context, t *Tool, call Call, params any) Result {
+	limit := d.timeout
+	if l, ok := d.timeouts[t.name]; ok {
+		limit = l
+	}
+	tctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if v := recover(); v != nil {
+				d.log.Error("Tool panicked", "tool", t.name, "call", call.ID, "panic", v, "stack", string(debug.Stack()))
+				o = outcome{panicked: true, pval: v}
+			}
+			done <- o
+		}()
+		o.res, o.err = t.run(tctx, params)
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-tctx.Done():
+		timer := time.NewTimer(d.grace)
+		defer timer.Stop()
+		select {
+		case o = <-done:
+		case <-timer.C:
+			d.log.Error("Tool ignored cancellation; abandoned it", "tool", t.name, "call", call.ID, "deadline", limit)
+			return d.stopped(ctx, call, t, limit, "")
+		}
+	}
+	if o.panicked {
+		return d.fail(call, "%s crashed: %s; this is a bug in agent-lsp, not your fault; try another way", t.name, clip(fmt.Sprint(o.pval), 200))
+	}
+	if tctx.Err() != nil && (o.err != nil || o.res.IsError) {
+		return d.stopped(ctx, call, t, limit, o.res.Text)
+	}
+	if o.err != nil {
+		msg := errText(o.err)
+		if o.res.Text != "" {
+			msg += "\n" + o.res.Text
+		}
+		return d.fail(call, "%s failed: %s", t.name, msg)
+	}
+	return o.res
+}
+
+// stopped is the result of a call cut short by cancellation or deadline.
+func (d *Dispatcher) stopped(ctx context.Context, call Call, t *Tool, limit time.Duration, partial string) Result {
+	var r Result
+	if ctx.Err() != nil {
+		r = d.fail(call, "%s cancelled by user", t.name)
+	} else {
+		r = d.fail(call, "%s timed out after %s; make the call do less (narrow it, add a limit) or run it in the background", t.name, limit)
+	}
+	if partial != "" {
+		r.Text += " (partial output follows)\n" + partial
+	}
+	return r
+}
+
+// errText is err.Error(), surviving errors that panic (a typed nil
+// pointer, M45).
+func errText(err error) (s string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s = fmt.Sprintf("error of type %T with no message", err)
+		}
+	}()
+	return err.Error()
+}
+
+// fail builds an error result naming the call.
+func (d *Dispatcher) fail(call Call, format string, a ...any) Result {
+	prefix := "Error: "
+	if id := displayID(call.ID); id != "" {
+		prefix = "Error (" + id + "): "
+	}
+	return Result{Text: prefix + fmt.Sprintf(format, a...), IsError: true}
+}
+
+// displayID shows a call id safely: as is when short and printable,
+// quoted and clipped otherwise.
+func displayID(id string) string {
+	if id == "" {
+		return ""
+	}
+	if len(id) <= 64 && strings.IndexFunc(id, func(r rune) bool { return !unicode.IsPrint(r) || r == ' ' }) < 0 {
+		return id
+	}
+	return quote(id)
+}
+
+// withNotes adds notes for the model: before the text of a success,
+// after the text of an error (so that "Error" stays first).
+func withNotes(r Result, notes []string) Result {
+	if len(notes) == 0 {
+		return r
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString("Note: " + n + "\n")
+	}
+	if r.IsError {
+		r.Text = r.Text + "\n" + strings.TrimSuffix(b.String(), "\n")
+	} else {
+		r.Text = b.String() + r.Text
+	}
+	return r
+}
+
+// finish makes the text safe to send: valid UTF-8 (M47) and capped.
+func (d *Dispatcher) finish(r Result) Result {
+	if !utf8.ValidString(r.Text) {
+		r.Text = "Note: binary output; invalid UTF-8 bytes were replaced with U+FFFD\n" + strings.ToValidUTF8(r.Text, "\uFFFD")
+	}
+	r.Text = capOutput(r.Text, d.maxOutput)
+	return r
+}
+
+// capOutput keeps the head and the tail of s within about limit bytes,
+// cut at rune boundaries, with a marker saying how much was cut.
+func capOutput(s string, limit int) string {
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	head := limit / 2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	tail := len(s) - (limit - head)
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	cut := int64(tail - head)
+	return s[:head] + "\n[… " + byteSize(cut) + " truncated (" + strconv.FormatInt(cut, 10) + " bytes); narrow the call to see it …]\n" + s[tail:]
+}
+
+// closest returns the candidate nearest to name by edit distance, ignoring
+// case, or "" if none is near enough to be a plausible typo.
+func closest(name string, candidates []string) string {
+	if len(name) > 128 {
+		return ""
+	}
+	best, bestD := "", -1
+	for _, c := range candidates {
+		dist := editDistance(strings.ToLower(name), strings.ToLower(c))
+		if dist <= max(2, len(c)/3) && (bestD < 0 || dist < bestD) {
+			best, bestD = c, dist
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
