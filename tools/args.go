@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -112,7 +113,7 @@ func parseJSON(data []byte, where string) (any, error) {
 		for _, f := range stack {
 			if f.isObj {
 				if f.hasKey {
-					b.WriteString("." + clip(f.key, 40))
+					b.WriteString("." + fieldName(f.key))
 				}
 			} else {
 				fmt.Fprintf(&b, "[%d]", len(f.arr))
@@ -258,6 +259,18 @@ func describe(v any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// plainName matches field names shown as they are; others are quoted, so
+// that a hostile key cannot inject lines into a result.
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_\-]{1,64}$`)
+
+// fieldName shows a field name in error text.
+func fieldName(k string) string {
+	if plainName.MatchString(k) {
+		return k
+	}
+	return quote(k)
 }
 
 // isIntegerLiteral reports whether a JSON number has no fraction or

@@ -109,8 +109,25 @@ func NewDispatcher(reg *Registry, opts ...Option) *Dispatcher {
 	for _, o := range opts {
 		o(d)
 	}
+	// Non-positive limits mean the defaults: a zero deadline would fail
+	// every call, and no cap is not an option.
 	if d.log == nil {
 		d.log = slog.Default()
+	}
+	if d.timeout <= 0 {
+		d.timeout = DefaultTimeout
+	}
+	if d.guardTimeout <= 0 {
+		d.guardTimeout = DefaultGuardTimeout
+	}
+	if d.grace < 0 {
+		d.grace = 0
+	}
+	if d.maxArgBytes <= 0 {
+		d.maxArgBytes = DefaultMaxArgBytes
+	}
+	if d.maxOutput <= 0 {
+		d.maxOutput = DefaultMaxOutput
 	}
 	return d
 }
@@ -182,20 +199,20 @@ func (d *Dispatcher) Dispatch(ctx context.Context, call Call) (res Result) {
 func (d *Dispatcher) lookup(call Call) (*Tool, Result, bool) {
 	name := strings.TrimSpace(call.Name)
 	name = strings.TrimPrefix(name, "functions.")
-	avail := strings.Join(d.available(), ", ")
+	avail := func() string { return strings.Join(d.available(), ", ") }
 	if name == "" {
-		return nil, d.fail(call, "tool call has an empty name. Available: %s. Call one of them by name", avail), false
+		return nil, d.fail(call, "tool call has an empty name. Available: %s. Call one of them by name", avail()), false
 	}
 	t, ok := d.reg.Get(name)
 	if !ok {
-		msg := fmt.Sprintf("unknown tool %s. Available: %s.", quote(name), avail)
+		msg := fmt.Sprintf("unknown tool %s. Available: %s.", quote(name), avail())
 		if s := closest(name, d.available()); s != "" {
 			msg += " Did you mean " + s + "?"
 		}
 		return nil, d.fail(call, "%s", msg), false
 	}
 	if !d.isEnabled(t) {
-		return nil, d.fail(call, "%s is not available in %s mode. Available: %s", t.name, d.mode, avail), false
+		return nil, d.fail(call, "%s is not available in %s mode. Available: %s", t.name, d.mode, avail()), false
 	}
 	return t, Result{}, true
 }
@@ -262,6 +279,9 @@ func (d *Dispatcher) execute(ctx context.Context, t *Tool, call Call, params any
 	if l, ok := d.timeouts[t.name]; ok {
 		limit = l
 	}
+	if limit <= 0 {
+		limit = DefaultTimeout
+	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	done := make(chan outcome, 1)
@@ -301,6 +321,10 @@ func (d *Dispatcher) execute(ctx context.Context, t *Tool, call Call, params any
 			msg += "\n" + o.res.Text
 		}
 		return d.fail(call, "%s failed: %s", t.name, msg)
+	}
+	if o.res.IsError && !strings.HasPrefix(o.res.Text, "Error") {
+		// Name the call in the tool's own error text too (invariant 5).
+		o.res = d.fail(call, "%s: %s", t.name, o.res.Text)
 	}
 	return o.res
 }
@@ -372,7 +396,8 @@ func withNotes(r Result, notes []string) Result {
 // finish makes the text safe to send: valid UTF-8 (M47) and capped.
 func (d *Dispatcher) finish(r Result) Result {
 	if !utf8.ValidString(r.Text) {
-		r.Text = "Note: binary output; invalid UTF-8 bytes were replaced with U+FFFD\n" + strings.ToValidUTF8(r.Text, "\uFFFD")
+		r.Text = strings.ToValidUTF8(r.Text, "\uFFFD")
+		r = withNotes(r, []string{"binary output; invalid UTF-8 bytes were replaced with U+FFFD"})
 	}
 	r.Text = capOutput(r.Text, d.maxOutput)
 	return r

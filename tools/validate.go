@@ -150,14 +150,15 @@ func (c *checker) object(path string, m map[string]any, s *jsonschema.Schema) {
 	}
 	for _, k := range sortedKeys(m) {
 		ps, known := s.Properties[k]
+		name := prefix + fieldName(k)
 		switch {
 		case known:
-			m[k] = c.value(prefix+k, m[k], ps)
+			m[k] = c.value(name, m[k], ps)
 		case isFalseSchema(s.AdditionalProperties):
-			c.ignored = append(c.ignored, prefix+k)
+			c.ignored = append(c.ignored, name)
 			delete(m, k)
 		default:
-			m[k] = c.value(prefix+k, m[k], s.AdditionalProperties)
+			m[k] = c.value(name, m[k], s.AdditionalProperties)
 		}
 	}
 	var missing []string
