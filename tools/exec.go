@@ -99,4 +99,3 @@ func errText(err error) (s string) {
 	}()
 	return err.Error()
 }
-
