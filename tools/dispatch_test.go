@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +154,11 @@ func testTools(sp *spy) *Registry {
 		Define("binfail", "Fails with bytes.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("binfail", p)
 			return Result{Text: "out\xff"}, errors.New("bad \xfe")
+		}),
+		Define("goexit", "Calls runtime.Goexit.", true, func(ctx context.Context, p *globParams) (Result, error) {
+			sp.record("goexit", p)
+			runtime.Goexit()
+			return Result{}, nil
 		}),
 		Define("stubborn", "Ignores ctx.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("stubborn", p)
@@ -326,7 +332,7 @@ func TestDispatchModelCases(t *testing.T) {
 		{name: "M17 invalid UTF-8", tool: "read_file", args: "{\"path\":\"a\xff\"}", wantErr: true,
 			want: []string{"arguments are not valid UTF-8 at byte 10"}},
 		{name: "M18 unknown tool", tool: "read_files", args: `{}`, wantErr: true,
-			want: []string{`unknown tool "read_files". Available: bash, big, binary, binfail, boom, edit, fails, glob, grep, nilerr, polite, read_file, stubborn, toolerr, write_file. Did you mean read_file?`}},
+			want: []string{`unknown tool "read_files". Available: bash, big, binary, binfail, boom, edit, fails, glob, goexit, grep, nilerr, polite, read_file, stubborn, toolerr, write_file. Did you mean read_file?`}},
 		{name: "M18 no close match", tool: "launch_missiles", args: `{}`, wantErr: true,
 			want: []string{`unknown tool "launch_missiles"`}},
 		{name: "M19 case variant", tool: "Read_File", args: `{"path":"a"}`, wantErr: true,
@@ -338,12 +344,14 @@ func TestDispatchModelCases(t *testing.T) {
 		{name: "M20 empty name", tool: "", args: `{}`, wantErr: true, want: []string{"tool call has an empty name"}},
 		{name: "M20 blank name", tool: " functions. ", args: `{}`, wantErr: true, want: []string{"tool call has an empty name"}},
 		{name: "M21 read-only mode", tool: "write_file", args: `{"path":"a","content":"b"}`, opts: []Option{WithReadOnly()}, wantErr: true,
-			want: []string{"write_file is not available in read-only mode. Available: big, binary, binfail, boom, fails, glob, grep, nilerr, polite, read_file, stubborn, toolerr"}},
+			want: []string{"write_file is not available in read-only mode. Available: big, binary, binfail, boom, fails, glob, goexit, grep, nilerr, polite, read_file, stubborn, toolerr"}},
 		{name: "M21 read tool in read-only mode", tool: "read_file", args: `{"path":"a"}`, opts: []Option{WithReadOnly()}, ran: true},
 		{name: "M45 panic", tool: "boom", args: `{}`, wantErr: true, ran: true,
 			want: []string{"Error (call_1): boom crashed: kaboom; this is a bug in agent-lsp, not your fault; try another way"}},
 		{name: "M45 typed nil error", tool: "nilerr", args: `{}`, wantErr: true, ran: true,
 			want: []string{"nilerr failed: error of type *tools.nilErr with no message"}},
+		{name: "M45 Goexit", tool: "goexit", args: `{}`, wantErr: true, ran: true,
+			want: []string{"goexit crashed: the tool exited without returning"}},
 		{name: "M45 Go error", tool: "fails", args: `{}`, wantErr: true, ran: true,
 			want: []string{"fails failed: open x: permission denied"}},
 		{name: "M45 tool error result names the call", tool: "toolerr", args: `{}`, wantErr: true, ran: true,

@@ -28,19 +28,27 @@ func (d *Dispatcher) execute(ctx context.Context, t *Tool, call Call, params any
 	if limit <= 0 {
 		limit = DefaultTimeout
 	}
+	if ctx.Err() != nil {
+		return d.fail(call, "%s was not run: cancelled by user", t.name)
+	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	done := make(chan outcome, 1)
 	go func() {
 		var o outcome
+		returned := false
 		defer func() {
 			if v := recover(); v != nil {
 				d.log.Error("Tool panicked", "tool", t.name, "call", call.ID, "panic", v, "stack", string(debug.Stack()))
 				o = outcome{panicked: true, pval: v}
+			} else if !returned { // runtime.Goexit
+				d.log.Error("Tool exited its goroutine", "tool", t.name, "call", call.ID)
+				o = outcome{panicked: true, pval: "the tool exited without returning"}
 			}
 			done <- o
 		}()
 		o.res, o.err = t.run(tctx, params)
+		returned = true
 	}()
 	var o outcome
 	select {
