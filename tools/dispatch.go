@@ -160,6 +160,9 @@ func (d *Dispatcher) available() []string {
 // never returns without a result; ctx cancellation gives a "cancelled by
 // user" result (M48).
 func (d *Dispatcher) Dispatch(ctx context.Context, call Call) (res Result) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			d.log.Error("Dispatcher panicked", "call", call.ID, "panic", v, "stack", string(debug.Stack()))

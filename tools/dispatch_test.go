@@ -407,3 +407,31 @@ func TestDispatchModelCases(t *testing.T) {
 		})
 	}
 }
+
+// TestDefineTags checks that the minimum, maximum and enum tags reach the
+// schema the model sees, not only the checker.
+func TestDefineTags(t *testing.T) {
+	t.Parallel()
+	reg := testTools(&spy{})
+	for name, want := range map[string][]string{
+		"read_file": {`"limit":{"type":"integer","minimum":1,"maximum":100000}`, `"offset":{"type":"integer","minimum":0}`},
+		"edit":      {`"mode":{"type":"string","enum":["replace","append"]}`},
+	} {
+		tool, _ := reg.Get(name)
+		got := string(tool.Spec().Parameters)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s schema lacks %s:\n%s", name, w, got)
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Define accepted a bad minimum tag")
+		}
+	}()
+	type bad struct {
+		N int `json:"n" minimum:"one"`
+	}
+	Define("bad", "", true, func(ctx context.Context, p *bad) (Result, error) { return Result{}, nil })
+}
