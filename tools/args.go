@@ -21,6 +21,10 @@ const (
 	// more than a few levels; the walk is iterative, so the limit is about
 	// intent, not about the stack.
 	maxArgDepth = 64
+	// maxArgValues caps the number of JSON values (strings, numbers,
+	// objects, ...) in one call's arguments: a 1 MiB array of zeros would
+	// otherwise cost about 100 MB of allocations to decode.
+	maxArgValues = 100_000
 )
 
 // argError is an arguments problem the model can fix. Its text has no
@@ -146,10 +150,13 @@ func parseJSON(data []byte, where string) (any, error) {
 		}
 	}
 
-	for !done {
+	for values := 0; !done; values++ {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, syntax(err)
+		}
+		if values > 2*maxArgValues { // keys and closing delimiters are tokens too
+			return nil, argErrorf("%sarguments hold too many values (more than %d) at byte %d; send fewer, larger values", where, maxArgValues, dec.InputOffset())
 		}
 		// An object frame waiting for a key gets it now; Token guarantees
 		// that it is a string.

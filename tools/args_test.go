@@ -61,6 +61,8 @@ func TestDecodeArgs(t *testing.T) {
 		{in: `{"a":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `}`, want: `{"a":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `}`},
 		{in: `{"a":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`, errSub: "more than 64 levels"},
 		{in: `{"a":"` + strings.Repeat("x", DefaultMaxArgBytes) + `"}`, errSub: "over the 1 MiB limit"},
+		{in: `{"a":[` + strings.Repeat("0,", 2*maxArgValues) + `0]}`, errSub: "too many values (more than 100000)"},
+		{in: `{"a":[` + strings.Repeat("0,", maxArgValues-10) + `0]}`, want: `{"a":[` + strings.Repeat("0,", maxArgValues-10) + `0]}`},
 	}
 	for _, tc := range cases {
 		t.Run(clip(tc.in, 40), func(t *testing.T) {

@@ -37,6 +37,24 @@ const (
 //  4. execution: with a deadline, a recover and an output cap.
 //
 // Nothing runs unless every earlier step passed (invariant 4).
+//
+// Decisions, in model-case terms:
+//   - M08: a string is coerced to an integer only where the schema wants
+//     an integer and the string is plain base 10 ("10", "-3"; not "010",
+//     "+1", " 1", "1.0"); the result says so. Integers must be integer
+//     literals (1.0 and 1e2 are refused); numbers must be finite.
+//   - M14: NUL is refused in every key and string. Other control
+//     characters are refused in the paths and the command a params type
+//     reports through Accessor (a command may hold tab, CR and LF), and
+//     allowed elsewhere, e.g. in file content.
+//   - M10, M11: unknown fields are dropped before anything else sees them
+//     and listed in a "Note: ignored unknown field(s): ..." line.
+//   - M46: a tool gets ctx with its deadline. If it has not returned by
+//     deadline + grace, the dispatcher answers "timed out" and abandons
+//     the goroutine, which ends when the tool returns; Go cannot stop it
+//     sooner, so tools that start processes must kill them on ctx.Done.
+//   - M50: a Guard gets ctx with the guard deadline; silence past
+//     deadline + grace, a panic or an empty Decision is a refusal.
 type Dispatcher struct {
 	reg          *Registry
 	guard        Guard

@@ -435,3 +435,22 @@ func TestDefineTags(t *testing.T) {
 	}
 	Define("bad", "", true, func(ctx context.Context, p *bad) (Result, error) { return Result{}, nil })
 }
+
+func BenchmarkDispatchLargeWrite(b *testing.B) {
+	d := NewDispatcher(testTools(&spy{}), WithLogger(quietLogger()))
+	args := `{"path":"a","content":"` + strings.Repeat("x\\n", (DefaultMaxArgBytes-64)/3) + `"}`
+	for b.Loop() {
+		if r := d.Dispatch(context.Background(), Call{ID: "c", Name: "write_file", Arguments: args}); r.IsError {
+			b.Fatal(r.Text)
+		}
+	}
+}
+
+func BenchmarkDecodeManyTokens(b *testing.B) {
+	args := `{"a":[` + strings.Repeat("0,", maxArgValues-10) + `0]}`
+	for b.Loop() {
+		if _, _, err := decodeArgs(args, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
