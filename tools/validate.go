@@ -289,7 +289,7 @@ func bind(t *Tool, obj map[string]any, notes []string) (params any, outNotes []s
 	if err := dec.Decode(p); err != nil {
 		return nil, notes, argErrorf("%s arguments do not fit the parameter types (%s). Fix them and call %s again", t.name, clip(err.Error(), 300), t.name)
 	}
-	if v, ok := p.(interface{ Validate() error }); ok {
+	if v, ok := p.(Validator); ok {
 		if err := v.Validate(); err != nil {
 			return nil, notes, argErrorf("%s arguments are invalid: %s", t.name, err.Error())
 		}
