@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -57,13 +59,20 @@ type Tool struct {
 
 // Define makes a tool from a function over its params type P. The schema is
 // generated from P: field names from `json` tags, descriptions from
-// `jsonschema` tags; fields without omitempty are required.
+// `jsonschema` tags; fields without omitempty are required. Numeric
+// bounds and allowed values come from `minimum:"1"`, `maximum:"100000"`
+// and `enum:"a,b,c"` tags (see applyTags). P (or *P) may also implement
+// Validator, for checks a schema cannot express, and Accessor, to tell a
+// Guard which paths or command a call touches.
 // A Go error returned by fn means the harness failed (I/O, cancellation);
 // the dispatcher turns it into an error result too.
 func Define[P any](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
 	s, err := jsonschema.For[P](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // programming error, caught by tests
+	}
+	if err := applyTags(s, reflect.TypeFor[P]()); err != nil {
+		panic(fmt.Sprintf("tools: schema tags for %s: %v", name, err))
 	}
 	resolved, err := s.Resolve(nil)
 	if err != nil {
@@ -139,4 +148,74 @@ func (r *Registry) Specs() []Spec {
 		specs = append(specs, r.tools[n].Spec())
 	}
 	return specs
+}
+
+// applyTags adds the keywords jsonschema.For does not read from struct
+// tags: `minimum` and `maximum` (numbers) and `enum` (comma-separated
+// strings, or numbers for numeric fields), on struct fields at any depth.
+func applyTags(s *jsonschema.Schema, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case s == nil:
+		return nil
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		return applyTags(s.Items, t.Elem())
+	case t.Kind() == reflect.Map:
+		return applyTags(s.AdditionalProperties, t.Elem())
+	case t.Kind() != reflect.Struct:
+		return nil
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fs := s.Properties[name]
+		if fs == nil {
+			continue
+		}
+		for _, key := range []string{"minimum", "maximum"} {
+			v, ok := f.Tag.Lookup(key)
+			if !ok {
+				continue
+			}
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return fmt.Errorf("field %s: %s tag %q: %v", f.Name, key, v, err)
+			}
+			if key == "minimum" {
+				fs.Minimum = &x
+			} else {
+				fs.Maximum = &x
+			}
+		}
+		if v, ok := f.Tag.Lookup("enum"); ok {
+			fs.Enum = nil
+			for _, e := range strings.Split(v, ",") {
+				e = strings.TrimSpace(e)
+				switch f.Type.Kind() {
+				case reflect.String:
+					fs.Enum = append(fs.Enum, e)
+				default:
+					x, err := strconv.ParseFloat(e, 64)
+					if err != nil {
+						return fmt.Errorf("field %s: enum tag %q: %v", f.Name, v, err)
+					}
+					fs.Enum = append(fs.Enum, x)
+				}
+			}
+		}
+		if err := applyTags(fs, f.Type); err != nil {
+			return err
+		}
+	}
+	return nil
 }
