@@ -1,0 +1,436 @@
+package permission
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// CheckCommand decides a bash command line. Every simple command in it, and
+// every command an exec-wrapper would run, is a part; the strictest part
+// wins.
+func (e *Engine) CheckCommand(cmd string) (d Decision) {
+	if len(cmd) > HardCommandLimit {
+		d.add(Part{Text: cmd[:80] + "...", Verdict: Deny, Structural: true,
+			Reason: fmt.Sprintf("command is %d bytes, over the %d-byte limit: not checked, not run", len(cmd), HardCommandLimit)})
+		return d
+	}
+	c := &checker{e: e, d: &d, cwd: e.ws, funcs: map[string]bool{}, aliases: map[string][]string{}}
+	defer func() {
+		if r := recover(); r != nil {
+			d.add(Part{Text: cmd, Verdict: Ask, Structural: true, Reason: fmt.Sprintf("checker failed: %v", r)})
+		}
+	}()
+	src := cmd
+	if h := hostileText(cmd); h != "" {
+		d.add(Part{Text: cmd, Verdict: Ask, Structural: true, Reason: "command contains a " + h})
+		// Check what a lenient reader would see as well; the part above
+		// keeps the verdict at ask or stricter.
+		src = strings.ReplaceAll(cmd, "\x00", " ")
+	}
+	if len(cmd) > SoftCommandLimit {
+		d.add(Part{Text: cmd[:80] + "...", Verdict: Ask, Structural: true,
+			Reason: fmt.Sprintf("command is %d bytes, over the %d-byte display limit", len(cmd), SoftCommandLimit)})
+	}
+	c.script(src, 0, "")
+	if len(d.Parts) == 0 {
+		d.add(Part{Text: cmd, Verdict: Ask, Structural: true, Reason: "no command found"})
+	}
+	return d
+}
+
+// checker walks one command line.
+type checker struct {
+	e       *Engine
+	d       *Decision
+	cwd     string // absolute working directory; "" once unknown
+	depth   int
+	funcs   map[string]bool
+	aliases map[string][]string // git aliases set with -c alias.X=Y
+	pipeSrc []string            // base names of commands feeding the current pipe
+}
+
+// script parses and walks a shell script at a nesting depth. via names the
+// wrapper that runs it, for reasons.
+func (c *checker) script(src string, depth int, via string) {
+	if depth > MaxNesting {
+		c.d.add(Part{Text: src, Verdict: Ask, Structural: true, Reason: "commands nested too deeply to check"})
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		why := "parse error: " + err.Error()
+		if via != "" {
+			why = via + ": " + why
+		}
+		c.d.add(Part{Text: src, Verdict: Ask, Structural: true, Reason: why})
+		return
+	}
+	saved := c.depth
+	c.depth = depth
+	c.stmts(f.Stmts)
+	c.depth = saved
+}
+
+func (c *checker) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		c.stmt(s)
+	}
+}
+
+// visit walks any node for the statements inside it (command and process
+// substitutions, nested bodies).
+func (c *checker) visit(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			c.stmt(n)
+			return false
+		case *syntax.CmdSubst:
+			c.sub(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			c.sub(n.Stmts)
+			return false
+		}
+		return true
+	})
+}
+
+// sub walks statements that run in a subshell: directory changes inside do
+// not leak out.
+func (c *checker) sub(list []*syntax.Stmt) {
+	cwd, pipe := c.cwd, c.pipeSrc
+	c.pipeSrc = nil
+	c.stmts(list)
+	c.cwd, c.pipeSrc = cwd, pipe
+}
+
+// stdin describes what a command reads on standard input, when it matters.
+type stdin struct {
+	script string // here-document or here-string text
+	known  bool   // script is static
+	file   bool   // redirected from a file
+	set    bool
+}
+
+func (c *checker) stmt(s *syntax.Stmt) {
+	if s == nil {
+		return
+	}
+	var extra []Part
+	var in stdin
+	var redirs []string
+	for _, r := range s.Redirs {
+		rs := r.Op.String()
+		if r.N != nil {
+			rs = r.N.Value + rs
+		}
+		if r.Word != nil {
+			rs += source(r.Word)
+		}
+		redirs = append(redirs, rs)
+		c.visit(r.Word)
+		if r.Hdoc != nil {
+			c.visit(r.Hdoc)
+		}
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+			if p, bad := c.writeTarget(r.Word); bad {
+				extra = append(extra, p)
+			}
+		case syntax.DplOut, syntax.DplIn:
+			if t := r.Word.Lit(); t != "" && (t == "-" || strings.Trim(t, "0123456789") == "" || strings.Trim(t, "0123456789") == "-") {
+				continue
+			}
+			if p, bad := c.writeTarget(r.Word); bad {
+				extra = append(extra, p)
+			}
+		case syntax.RdrIn:
+			in = stdin{file: true, set: true}
+			if p, bad := c.readTarget(r.Word); bad {
+				extra = append(extra, p)
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			t, ok := heredocText(r.Hdoc)
+			in = stdin{script: t, known: ok, set: true}
+		case syntax.WordHdoc:
+			ws := fields(r.Word)
+			in = stdin{set: true}
+			if len(ws) == 1 && ws[0].static {
+				in.script, in.known = ws[0].text, true
+			}
+		}
+	}
+	switch x := s.Cmd.(type) {
+	case nil:
+		for _, p := range extra {
+			c.d.add(p)
+		}
+	case *syntax.CallExpr:
+		c.call(x, extra, in, redirs)
+	default:
+		for _, p := range extra {
+			c.d.add(p)
+		}
+		c.compound(x)
+	}
+}
+
+func (c *checker) compound(x syntax.Command) {
+	switch x := x.(type) {
+	case *syntax.BinaryCmd:
+		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+			cwd := c.cwd
+			start := len(c.d.Parts)
+			c.stmt(x.X)
+			var names []string
+			for _, p := range c.d.Parts[start:] {
+				names = append(names, path.Base(strings.SplitN(p.Text, " ", 2)[0]))
+			}
+			saved := c.pipeSrc
+			c.pipeSrc = append(append([]string{}, saved...), names...)
+			c.stmt(x.Y)
+			c.pipeSrc = saved
+			c.cwd = cwd // each pipeline element runs in a subshell
+			return
+		}
+		c.stmt(x.X)
+		c.stmt(x.Y)
+	case *syntax.Subshell:
+		c.sub(x.Stmts)
+	case *syntax.Block:
+		c.stmts(x.Stmts)
+	case *syntax.FuncDecl:
+		if x.Name != nil {
+			c.funcs[x.Name.Value] = true
+		}
+		for _, n := range x.Names {
+			c.funcs[n.Value] = true
+		}
+		c.sub([]*syntax.Stmt{x.Body})
+	case *syntax.DeclClause:
+		c.decl(x)
+	case *syntax.TimeClause:
+		c.stmt(x.Stmt)
+	case *syntax.CoprocClause:
+		c.stmt(x.Stmt)
+	default:
+		c.visit(x)
+	}
+}
+
+// call checks one simple command with its prefix assignments.
+func (c *checker) call(x *syntax.CallExpr, extra []Part, in stdin, redirs []string) {
+	for _, a := range x.Assigns {
+		c.visit(a.Value)
+		if a.Array != nil {
+			c.visit(a.Array)
+		}
+		if a.Index != nil {
+			c.visit(a.Index)
+		}
+		if a.Name == nil {
+			continue
+		}
+		val := word{static: true}
+		if a.Value != nil {
+			val = evalParts(a.Value.Parts, false)
+		}
+		extra = append(extra, c.assign(a.Name.Value, val)...)
+	}
+	if len(x.Args) == 0 {
+		p := Part{Text: source(x), Verdict: Allow, Reason: "assignment only: no program runs", Structural: true}
+		c.d.add(strictest(p, extra))
+		return
+	}
+	var argv []word
+	for _, w := range x.Args {
+		c.visit(w)
+		argv = append(argv, fields(w)...)
+	}
+	c.command(argv, extra, in, redirs)
+}
+
+// assign checks NAME=value (prefix, env argument or declaration) and
+// returns the structural parts it adds.
+func (c *checker) assign(name string, val word) []Part {
+	var out []Part
+	if why := dangerousVar(name); why != "" {
+		out = append(out, Part{Text: name + "=" + val.text, Verdict: Ask, Structural: true, Reason: "sets " + name + ": " + why})
+	}
+	if commandVar(name) {
+		if val.static {
+			v := strings.TrimLeft(val.text, "|-")
+			c.script(v, c.depth+1, "command in "+name)
+		} else {
+			out = append(out, Part{Text: name + "=" + val.text, Verdict: Ask, Structural: true, Reason: name + " holds a command that is not a literal"})
+		}
+	}
+	return out
+}
+
+func (c *checker) decl(x *syntax.DeclClause) {
+	var extra []Part
+	args := []string{x.Variant.Value}
+	for _, a := range x.Args {
+		c.visit(a.Value)
+		if a.Array != nil {
+			c.visit(a.Array)
+		}
+		if a.Naked && a.Name == nil {
+			if a.Value != nil {
+				args = append(args, evalParts(a.Value.Parts, false).text)
+			}
+			continue
+		}
+		if a.Name == nil {
+			continue
+		}
+		val := word{static: true}
+		if a.Value != nil {
+			val = evalParts(a.Value.Parts, false)
+		}
+		if a.Naked {
+			args = append(args, a.Name.Value)
+			if why := dangerousVar(a.Name.Value); why != "" {
+				extra = append(extra, Part{Text: a.Name.Value, Verdict: Ask, Structural: true, Reason: "changes " + a.Name.Value + ": " + why})
+			}
+			continue
+		}
+		args = append(args, a.Name.Value+"="+val.text)
+		extra = append(extra, c.assign(a.Name.Value, val)...)
+	}
+	text := strings.Join(args, " ")
+	c.d.add(strictest(c.ruled(text, text, nil, false), extra))
+}
+
+// strictest merges structural parts into p: the verdict is the strictest,
+// and the reason is that of the strictest structural part when it ties.
+func strictest(p Part, extra []Part) Part {
+	for _, x := range extra {
+		if x.Verdict > p.Verdict || (x.Verdict == p.Verdict && x.Verdict >= Ask && !p.Structural) {
+			p.Verdict, p.Reason, p.Structural, p.Suggest = x.Verdict, x.Reason, true, ""
+		}
+	}
+	return p
+}
+
+// ruled applies the rule lists to a command text. base is the text with
+// argv[0] reduced to its base name; canon are further texts deny and allow
+// rules see (git without global options). transparent wrappers default to
+// allow: what they run is checked as its own part.
+func (c *checker) ruled(text, base string, canon []string, transparent bool) Part {
+	name, _, _ := strings.Cut(text, " ")
+	strict := append([]string{text, base}, canon...)
+	loose := append([]string{text}, canon...)
+	v, why, fromList := c.e.listVerdict("bash", strict, loose, func(r rule, s string, strict bool) bool {
+		if !strict && strings.Contains(name, "/") && ruleHead(r.pat) != name {
+			return false // allow rules need a bare name unless they name the path
+		}
+		return matchCommand(r.pat, s)
+	})
+	p := Part{Text: text, Verdict: v, Reason: why}
+	if transparent && v < Deny && !strings.HasPrefix(why, "ask rule") {
+		p.Verdict, p.Reason = Allow, "runs the command checked below"
+		return p
+	}
+	if fromList && v == Ask {
+		p.Suggest = Generalise(text)
+	}
+	if strings.Contains(name, "/") && v == Ask && fromList {
+		p.Reason = "program named by path (not the bare command): " + why
+	}
+	return p
+}
+
+// writeTarget checks a redirection or option that writes to a file.
+func (c *checker) writeTarget(w *syntax.Word) (Part, bool) {
+	if w == nil {
+		return Part{}, false
+	}
+	ws := fields(w)
+	if len(ws) != 1 || !ws[0].static || ws[0].glob {
+		return Part{Text: "> " + source(w), Verdict: Ask, Structural: true, Reason: "write target is not a literal path"}, true
+	}
+	return c.writePath(ws[0].text)
+}
+
+// writePath checks a literal path a command writes.
+func (c *checker) writePath(p string) (Part, bool) {
+	if harmlessDevice(p) {
+		return Part{}, false
+	}
+	abs, ok := c.abs(p)
+	text := "> " + p
+	if !ok {
+		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes where the path cannot be resolved: " + p}, true
+	}
+	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
+		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes outside the workspace: " + p}, true
+	}
+	if bad, why := protectedForShell(c.e.rel(abs)); bad {
+		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes to a " + why}, true
+	}
+	return Part{}, false
+}
+
+// readTarget checks an input redirection.
+func (c *checker) readTarget(w *syntax.Word) (Part, bool) {
+	ws := fields(w)
+	if len(ws) != 1 || !ws[0].static {
+		return Part{Text: "< " + source(w), Verdict: Ask, Structural: true, Reason: "input file is not a literal path"}, true
+	}
+	if v, why := c.readPath(ws[0].text); v >= Ask {
+		return Part{Text: "< " + ws[0].text, Verdict: v, Structural: true, Reason: why}, true
+	}
+	return Part{}, false
+}
+
+// readPath classifies a literal path a command reads: outside the workspace
+// or sensitive is ask.
+func (c *checker) readPath(p string) (Verdict, string) {
+	if harmlessDevice(p) {
+		return Allow, ""
+	}
+	if sensitiveName(p) {
+		return Ask, "names a sensitive file: " + p
+	}
+	abs, ok := c.abs(p)
+	if !ok {
+		return Ask, "reads a path that cannot be resolved: " + p
+	}
+	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
+		return Ask, "reads outside the workspace: " + p
+	}
+	return Allow, ""
+}
+
+// abs resolves p against the working directory; false when it cannot be
+// known (~, unknown working directory).
+func (c *checker) abs(p string) (string, bool) {
+	if strings.HasPrefix(p, "~") {
+		return "", false
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), true
+	}
+	if c.cwd == "" {
+		return "", false
+	}
+	return filepath.Join(c.cwd, p), true
+}
+
+func harmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return false
+}
