@@ -31,10 +31,10 @@ var shortName = regexp.MustCompile(`^[a-z0-9_-]{1,6}~[0-9]+$`)
 // protectedDirs are directories whose files run code or hold the agent's own
 // configuration; a file tool never writes inside them.
 var protectedDirs = map[string]string{
-	".git":      "git metadata (hooks and config run commands)",
+	".git":       "git metadata (hooks and config run commands)",
 	".agent-lsp": "agent-lsp's own configuration",
-	".vscode":   "editor settings and tasks (can run commands on open)",
-	".idea":     "IDE run configurations",
+	".vscode":    "editor settings and tasks (can run commands on open)",
+	".idea":      "IDE run configurations",
 }
 
 // protectedWrite classifies a write to the workspace-relative, slash-separated
