@@ -33,19 +33,25 @@ var builtinBashAsk = []string{
 }
 
 // builtinBashDeny lists destructive and privilege-raising commands.
-var builtinBashDeny = []string{
+var builtinBashDeny = append(broadRm(), []string{
 	"sudo", "sudo *", "doas *", "su", "su *", "pkexec *", "run0 *",
-	"rm -rf /", "rm -rf /*", "rm -fr /", "rm -fr /*", "rm -rf ~", "rm -rf ~/*",
-	"rm -fr ~", "rm -fr ~/*", "rm -rf .", "rm -rf ..", "rm -rf *", "rm -fr *",
-	"rm -rf $HOME*", "rm -fr $HOME*", "rm -r -f /", "rm -Rf /*", "rm -rf --no-preserve-root*",
 	"mkfs", "mkfs *", "mkfs.*", "wipefs *", "fdisk *", "sfdisk *", "parted *",
 	"dd * of=/dev/*", "dd of=/dev/*", "shred *",
 	"shutdown*", "reboot*", "halt*", "poweroff*", "init 0", "init 6",
 	"kill -9 -1", "kill -KILL -1", "killall5*",
 	"git push --force*", "git push -f*", "git push * --force*", "git push * -f*",
 	"git push --mirror*", "git push * --mirror*", "git push --delete*", "git push * --delete*",
-	"chmod -R 777 /*", "chown -R * /",
-	"crontab -r*",
+	"git push * +*", "chmod -R * /", "chown -R * /", "crontab -r*",
+}...)
+
+// broadRm denies rm of the root, the home directory, the workspace's own
+// directory or everything in it; `\*` is a literal star (the shell glob).
+func broadRm() []string {
+	out := []string{"rm *--no-preserve-root*"}
+	for _, t := range []string{"/", `/\*`, "~", "~/", `~/\*`, ".", "./", `./\*`, "..", "../", `\*`, "$HOME", "$HOME/", `$HOME/\*`} {
+		out = append(out, "rm * "+t, "rm * "+t+" *")
+	}
+	return out
 }
 
 // Built-in defaults per tool; path tools have no built-in lists beyond their

@@ -15,7 +15,7 @@ type rule struct {
 	src string // where the rule came from, for reasons
 }
 
-func (r rule) String() string { return fmt.Sprintf("%q (%s)", r.pat, r.src) }
+func (r rule) String() string { return fmt.Sprintf("`%s` (%s)", r.pat, r.src) }
 
 // table is the merged rules of one tool.
 type table struct {

@@ -32,6 +32,8 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 		return deny("empty path")
 	case len(p) > MaxPathLen:
 		return deny("path longer than 4096 bytes")
+	case strings.ContainsAny(p, "\n\t"):
+		return deny("path contains a control character")
 	case hostileText(p) != "":
 		return deny("path contains a " + hostileText(p))
 	case strings.HasPrefix(strings.ToLower(p), "file:"):
