@@ -434,3 +434,8 @@ func harmlessDevice(p string) bool {
 	}
 	return false
 }
+
+// parseOK parses a command the way CheckCommand does (used by tests).
+func parseOK(cmd string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+}
