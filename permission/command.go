@@ -71,9 +71,18 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 	if !pl.noArgCheck {
 		c.argChecks(base, argv[1:], &pl)
 	}
-	p := c.ruled(text, baseText, pl.canon, pl.transparent)
-	if c.funcs[name.text] && p.Verdict == Allow {
+	canon := pl.canon
+	if suffix != "" {
+		// Deny and ask rules also see the command without its
+		// redirections, so `sudo 2>/dev/null` still meets a rule `sudo`.
+		canon = append(canon, strings.TrimSuffix(text, suffix), strings.TrimSuffix(baseText, suffix))
+	}
+	p := c.ruled(text, baseText, canon, pl.transparent)
+	switch {
+	case c.funcs[name.text] && p.Verdict == Allow:
 		p.Reason = "calls a shell function whose body is checked above"
+	case (base == "cd" || base == "pushd") && p.Verdict == Allow:
+		p.Reason = "changes directory inside the workspace"
 	}
 	c.d.add(strictest(p, append(extra, pl.floor...)))
 	for _, f := range pl.inner {

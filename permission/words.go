@@ -183,7 +183,7 @@ func unescapeLit(s string, quoted bool) (string, bool) {
 				continue
 			}
 		}
-		if !quoted && (c == '*' || c == '?' || c == '[') {
+		if !quoted && (c == '*' || c == '?' || (c == '[' && strings.IndexByte(s[i+1:], ']') >= 0)) {
 			glob = true
 		}
 		b.WriteByte(c)
