@@ -13,7 +13,7 @@ var builtinBashAllow = words(
 	"file", "stat", "du", "df", "sort", "uniq", "diff", "cmp", "tree", "pwd",
 	"echo", "printf", "which", "type", "basename", "dirname", "realpath",
 	"readlink", "cut", "tr", "nl", "column", "true", "false", "test", "[",
-	"whoami", "id", "uname", "hostname", "md5sum", "sha1sum", "sha256sum",
+	"whoami", "id", "uname", "md5sum", "sha1sum", "sha256sum",
 	"cksum", "comm", "tac", "rev", "fold", "expand", "unexpand", "seq", "jq",
 	"git status", "git diff", "git log", "git show", "git blame", "git ls-files",
 	"git rev-parse", "git describe", "git shortlog", "git grep",
@@ -22,7 +22,7 @@ var builtinBashAllow = words(
 )
 
 var builtinBashAllowExact = []string{
-	"date", "git branch", "git branch -a", "git branch -v", "git branch -vv",
+	"date", "hostname", "git branch", "git branch -a", "git branch -v", "git branch -vv",
 	"git branch --show-current", "git remote", "git remote -v", "git tag",
 	"git stash list", "go env",
 }
