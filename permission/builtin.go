@@ -14,7 +14,7 @@ var builtinBashAllow = words(
 	"echo", "printf", "which", "type", "basename", "dirname", "realpath",
 	"readlink", "cut", "tr", "nl", "column", "true", "false", "test", "[",
 	"whoami", "id", "uname", "md5sum", "sha1sum", "sha256sum",
-	"cksum", "comm", "tac", "rev", "fold", "expand", "unexpand", "seq", "jq",
+	"cksum", "comm", "tac", "rev", "fold", "expand", "unexpand", "seq",
 	"git status", "git diff", "git log", "git show", "git blame", "git ls-files",
 	"git rev-parse", "git describe", "git shortlog", "git grep",
 	"go vet", "go build", "go test", "go list", "go version", "go doc",

@@ -71,6 +71,11 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 	if !pl.noArgCheck {
 		c.argChecks(base, argv[1:], &pl)
 	}
+	for _, a := range argv[1:] {
+		if !a.static && secretVar.MatchString(a.text) {
+			pl.ask(a.text, "expands a variable that may hold a secret")
+		}
+	}
 	canon := pl.canon
 	if suffix != "" {
 		// Deny and ask rules also see the command without its
@@ -160,7 +165,10 @@ var patternFirst = map[string]bool{
 	"sed": true, "awk": true, "gawk": true, "mawk": true, "jq": true, "yq": true,
 }
 
-var urlLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+var (
+	urlLike   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	secretVar = regexp.MustCompile(`(?i)\$\{?[!#]?[a-z0-9_]*(key|token|secret|passw|cred|auth|cookie|session)[a-z0-9_]*`)
+)
 
 // argChecks applies the generic structural checks to operands: literal
 // paths outside the workspace or naming sensitive files are ask, and so is

@@ -78,6 +78,14 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 				}
 			}
 		}
+	case "printf":
+		for i := range args {
+			if v, ok := optValue(args, i, "-v"); ok && args[i].text == "-v" {
+				if why := dangerousVar(v.text); why != "" {
+					pl.ask(v.text, "printf -v sets "+v.text+": "+why)
+				}
+			}
+		}
 	case "tree":
 		for i := range args {
 			if v, ok := optValue(args, i, "-o"); ok && args[i].text == "-o" {

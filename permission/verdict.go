@@ -127,7 +127,11 @@ func (d Decision) Explain() string {
 	}
 	b.WriteByte('\n')
 	for _, p := range d.Parts {
-		fmt.Fprintf(&b, "  %-5s %s  (%s)\n", p.Verdict, visible(p.Text), visible(p.Reason))
+		fmt.Fprintf(&b, "  %-5s %s  (%s)", p.Verdict, visible(p.Text), visible(p.Reason))
+		if p.Suggest != "" {
+			fmt.Fprintf(&b, " [allow for session: `%s`]", visible(p.Suggest))
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
