@@ -56,6 +56,9 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 		}
 	}
 	base := path.Base(name.text)
+	if downloaders[base] {
+		c.downloads++
+	}
 	baseText := base
 	if len(argv) > 1 {
 		baseText += " " + joinWords(argv[1:])
@@ -149,6 +152,10 @@ func (c *checker) globReachesDeny(glob string) string {
 	}
 	return ""
 }
+
+// downloaders fetch data from the network; piping it into a shell is
+// denied.
+var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "nc": true, "ncat": true, "aria2c": true, "http": true, "xh": true}
 
 // pathless commands take no file operands worth checking.
 var pathless = map[string]bool{

@@ -3,6 +3,7 @@ package permission
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestGeneralise(t *testing.T) {
@@ -214,4 +215,43 @@ func FuzzCheckCommand(f *testing.F) {
 		}
 		_ = d.Explain()
 	})
+}
+
+// TestWorstCaseIsLinear guards against quadratic walks: each shape is just
+// under the hard limit and must be checked quickly.
+func TestWorstCaseIsLinear(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), corpusRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(s string) string {
+		if len(s) > HardCommandLimit-100 {
+			return s[:HardCommandLimit-100]
+		}
+		return s
+	}
+	for name, cmd := range map[string]string{
+		"substitutions": "echo " + strings.Repeat("$(echo ", 8000) + "x" + strings.Repeat(")", 8000),
+		"pipes":         "ls" + strings.Repeat(" | ls", 12000),
+		"and":           "true" + strings.Repeat(" && true", 7000),
+		"bash -c":       `bash -c "` + strings.Repeat("ls;", 20000) + `"`,
+		"heredoc":       "cat <<EOF\n" + strings.Repeat("$(ls)\n", 9000) + "EOF",
+		"subshells":     strings.Repeat("( ", 16000) + "ls" + strings.Repeat(" )", 16000),
+		"sed":           "sed -n '" + strings.Repeat("1e ls;", 9000) + "' x",
+	} {
+		cmd = fit(cmd)
+		start := time.Now()
+		d := e.CheckCommand(cmd)
+		if el := time.Since(start); el > 5*time.Second {
+			t.Errorf("%s: %v", name, el)
+		}
+		if d.Verdict == Allow {
+			t.Errorf("%s: allowed over the display limit", name)
+		}
+	}
+	tail := fit("ls"+strings.Repeat(" | ls", 12000)) + "\nrm -rf x"
+	if got := e.CheckCommand(tail).Verdict; got != Deny {
+		t.Errorf("long pipeline hid a deny: %s", got)
+	}
 }

@@ -2,7 +2,6 @@ package permission
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -49,7 +48,12 @@ type checker struct {
 	depth   int
 	funcs   map[string]bool
 	aliases map[string][]string // git aliases set with -c alias.X=Y
-	pipeSrc []string            // base names of commands feeding the current pipe
+	// downloads counts commands seen that fetch data from the network;
+	// piped and pipeDownload say whether the current command reads a pipe,
+	// and whether a download feeds it.
+	downloads    int
+	piped        bool
+	pipeDownload bool
 }
 
 // script parses and walks a shell script at a nesting depth. via names the
@@ -105,10 +109,10 @@ func (c *checker) visit(n syntax.Node) {
 // sub walks statements that run in a subshell: directory changes inside do
 // not leak out.
 func (c *checker) sub(list []*syntax.Stmt) {
-	cwd, pipe := c.cwd, c.pipeSrc
-	c.pipeSrc = nil
+	cwd, piped, dl := c.cwd, c.piped, c.pipeDownload
+	c.piped, c.pipeDownload = false, false
 	c.stmts(list)
-	c.cwd, c.pipeSrc = cwd, pipe
+	c.cwd, c.piped, c.pipeDownload = cwd, piped, dl
 }
 
 // stdin describes what a command reads on standard input, when it matters.
@@ -187,16 +191,13 @@ func (c *checker) compound(x syntax.Command) {
 	case *syntax.BinaryCmd:
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			cwd := c.cwd
-			start := len(c.d.Parts)
+			before := c.downloads
 			c.stmt(x.X)
-			var names []string
-			for _, p := range c.d.Parts[start:] {
-				names = append(names, path.Base(strings.SplitN(p.Text, " ", 2)[0]))
-			}
-			saved := c.pipeSrc
-			c.pipeSrc = append(append([]string{}, saved...), names...)
+			savedPiped, savedDl := c.piped, c.pipeDownload
+			c.piped = true
+			c.pipeDownload = c.pipeDownload || c.downloads > before
 			c.stmt(x.Y)
-			c.pipeSrc = saved
+			c.piped, c.pipeDownload = savedPiped, savedDl
 			c.cwd = cwd // each pipeline element runs in a subshell
 			return
 		}
@@ -245,7 +246,18 @@ func (c *checker) call(x *syntax.CallExpr, extra []Part, in stdin, redirs []stri
 		extra = append(extra, c.assign(a.Name.Value, val)...)
 	}
 	if len(x.Args) == 0 {
-		p := Part{Text: source(x), Verdict: Allow, Reason: "assignment only: no program runs", Structural: true}
+		var as []string
+		for _, a := range x.Assigns {
+			t := "…"
+			if a.Name != nil {
+				t = a.Name.Value + "="
+			}
+			if a.Value != nil {
+				t += evalParts(a.Value.Parts, false).text
+			}
+			as = append(as, t)
+		}
+		p := Part{Text: strings.Join(as, " "), Verdict: Allow, Reason: "assignment only: no program runs", Structural: true}
 		c.d.add(strictest(p, extra))
 		return
 	}

@@ -260,13 +260,44 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// source prints a syntax node back as shell text.
+// source renders a dynamic word part as short shell text. It never prints
+// nested commands (they are parts of their own), which keeps checking
+// linear in the length of the command.
 func source(n syntax.Node) string {
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, n); err != nil {
-		return "?"
+	switch n := n.(type) {
+	case *syntax.ParamExp:
+		name := ""
+		if n.Param != nil {
+			name = n.Param.Value
+		}
+		switch {
+		case n.Short:
+			return "$" + name
+		case n.Excl:
+			return "${!" + name + "}"
+		case n.Length:
+			return "${#" + name + "}"
+		case n.Index == nil && n.Slice == nil && n.Repl == nil && n.Exp == nil && n.Names == 0:
+			return "${" + name + "}"
+		}
+		return "${" + name + "…}"
+	case *syntax.CmdSubst:
+		if n.Backquotes {
+			return "`…`"
+		}
+		return "$(…)"
+	case *syntax.ArithmExp:
+		return "$((…))"
+	case *syntax.ProcSubst:
+		return n.Op.String() + "…)"
+	case *syntax.ExtGlob:
+		return n.Op.String() + n.Pattern.Value + ")"
+	case *syntax.Word:
+		return evalParts(n.Parts, false).text
+	case *syntax.BraceExp:
+		return "{…}"
 	}
-	return b.String()
+	return "…"
 }
 
 // heredocText returns the body of a here-document with unquoted-body

@@ -89,12 +89,10 @@ stdinScript:
 		pl.transparent = true
 		s := in.script
 		pl.inner = append(pl.inner, func() { c.nestedScript(word{text: s, static: true}, base+" here-document") })
-	case len(c.pipeSrc) > 0:
-		for _, src := range c.pipeSrc {
-			if src == "curl" || src == "wget" || src == "fetch" || src == "nc" || src == "ncat" {
-				pl.deny(base, "runs what "+src+" downloads")
-				return
-			}
+	case c.piped:
+		if c.pipeDownload {
+			pl.deny(base, base+" runs what a download command fetched")
+			return
 		}
 		pl.ask(base, base+" runs commands piped in from another command")
 	default:
