@@ -1,6 +1,10 @@
 package permission
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestBuiltinRules covers the built-in defaults (no configuration) and
 // structural rules beyond the corpus.
@@ -119,6 +123,50 @@ func TestBuiltinRules(t *testing.T) {
 		{"tee >(sudo sh) < x", Deny},
 		{"ls \u202e", Ask},
 		{"ls\tx", Allow},
+	} {
+		d := e.CheckCommand(tc.cmd)
+		if d.Verdict != tc.want {
+			t.Errorf("%q: got %s, want %s\n%s", tc.cmd, d.Verdict, tc.want, d.Explain())
+		}
+	}
+}
+
+// TestShellSymlinks: operands and redirections that reach outside the
+// workspace through a symlink are ask.
+func TestShellSymlinks(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
+	for _, d := range []string{filepath.Join(ws, "src"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range [][2]string{{out, filepath.Join(ws, "link")}, {filepath.Join(out, "rc"), filepath.Join(ws, "rc")}, {"src", filepath.Join(ws, "in")}, {filepath.Join(ws, ".git"), filepath.Join(ws, "g")}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Verdict
+	}{
+		{"cat link/secret.txt", Ask},
+		{"ls link", Ask},
+		{"echo x > rc", Ask},
+		{"echo x > g/config", Ask},
+		{"ls in", Allow},
+		{"cat in/a.go", Allow},
+		{"cat src/../in/a.go", Allow},
+		{"cat *", Allow},
+		{"cat .*", Ask},
+		{"cat *.key", Ask},
+		{"go build -ldflags=-extld=/tmp/x ./...", Ask},
+		{"git log --ext-diff -p", Ask},
 	} {
 		d := e.CheckCommand(tc.cmd)
 		if d.Verdict != tc.want {

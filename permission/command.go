@@ -217,12 +217,31 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 		if cand == "" || urlLike.MatchString(cand) {
 			continue
 		}
-		if v, why := c.readPath(cand); v >= Ask && pathLike(cand) {
+		if a.glob && globMaySecret(cand) {
+			pl.ask(a.text, "glob may match a sensitive file: "+cand)
+		} else if v, why := c.readPath(cand); v >= Ask {
 			pl.ask(a.text, why)
-		} else if sensitiveName(cand) {
-			pl.ask(a.text, "names a sensitive file: "+cand)
 		}
 	}
+}
+
+// globMaySecret reports a glob that may match a sensitive file: a dot-file
+// pattern matching .env or .netrc, or a pattern naming keys.
+func globMaySecret(glob string) bool {
+	b := strings.ToLower(path.Base(glob))
+	if strings.HasPrefix(b, ".") {
+		for _, n := range []string{".env", ".env.local", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass"} {
+			if ok, _ := path.Match(b, n); ok {
+				return true
+			}
+		}
+	}
+	for _, k := range []string{"pem", "key", "id_", "p12", "pfx", "cred", "secret"} {
+		if strings.Contains(b, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // pathLike reports operands that may leave the workspace: absolute, home

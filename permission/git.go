@@ -100,8 +100,8 @@ sub:
 				c.writeWord(v, pl)
 			}
 		}
-		if sub == "diff" && t == "--ext-diff" {
-			pl.ask(t, "git diff --ext-diff runs the configured external diff")
+		if t == "--ext-diff" || strings.HasPrefix(t, "--textconv") {
+			pl.ask(t, "git "+t+" runs configured external programs")
 		}
 		if strings.HasPrefix(t, "--upload-pack") || strings.HasPrefix(t, "--receive-pack") || strings.HasPrefix(t, "--exec=") || t == "-u" && (sub == "fetch" || sub == "clone" || sub == "ls-remote" || sub == "pull") {
 			if v, ok := optValue(sargs, j, "--upload-pack", "--receive-pack", "--exec", "-u"); ok {
@@ -166,6 +166,9 @@ func (c *checker) goTool(args []word, pl *plan) {
 		if v, ok := optValue(args, i, "-vettool", "--vettool"); ok {
 			pl.ask(a.text, "go vet -vettool runs a program")
 			pl.inner = append(pl.inner, func() { c.nestedProgram(v, "go vet -vettool") })
+		}
+		if strings.Contains(a.text, "-extld") || strings.Contains(a.text, "-linkmode=external") {
+			pl.ask(a.text, "go -ldflags -extld runs another linker program")
 		}
 		if a.text == "-mod=mod" || (a.text == "-mod" && i+1 < len(args) && args[i+1].text == "mod") {
 			pl.ask(a.text, "go -mod=mod may change go.mod and download modules")

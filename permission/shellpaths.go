@@ -35,6 +35,13 @@ func (c *checker) writePath(p string) (Part, bool) {
 	if bad, why := protectedForShell(c.e.rel(abs)); bad {
 		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes to a " + why}, true
 	}
+	real, why := c.e.resolve(abs)
+	if why != "" {
+		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes " + p + ", which " + why}, true
+	}
+	if bad, why := protectedForShell(c.e.rel(real)); bad {
+		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes through a symlink to a " + why}, true
+	}
 	return Part{}, false
 }
 
@@ -65,6 +72,9 @@ func (c *checker) readPath(p string) (Verdict, string) {
 	}
 	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
 		return Ask, "reads outside the workspace: " + p
+	}
+	if _, why := c.e.resolve(abs); why != "" {
+		return Ask, "reads " + p + ", which " + why
 	}
 	return Allow, ""
 }
