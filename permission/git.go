@@ -45,7 +45,7 @@ sub:
 		return
 	}
 	rest := append([]word{}, args[i:]...)
-	if al, ok := c.aliases[rest[0].text]; ok {
+	if al, ok := c.aliases[strings.ToLower(rest[0].text)]; ok {
 		exp := make([]word, 0, len(al)+len(rest))
 		for _, a := range al {
 			exp = append(exp, word{text: a, static: true})
@@ -122,8 +122,7 @@ func (c *checker) gitConfig(kv word, pl *plan, via string) {
 	k = strings.ToLower(k)
 	switch {
 	case strings.HasPrefix(k, "alias."):
-		k0, _, _ := strings.Cut(kv.text, "=")
-		name := k0[len("alias."):]
+		name := k[len("alias."):] // config keys are case-insensitive
 		if strings.HasPrefix(v, "!") {
 			w := word{text: v[1:], static: true}
 			pl.inner = append(pl.inner, func() { c.nestedScript(w, via+" "+k) })

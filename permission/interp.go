@@ -17,7 +17,11 @@ func (c *checker) sed(args []word, pl *plan) {
 		}
 		if a.text == "-i" || strings.HasPrefix(a.text, "-i") && !strings.HasPrefix(a.text, "--") || strings.HasPrefix(a.text, "--in-place") {
 			pl.ask(a.text, "sed -i edits files in place")
-			for _, f := range operands(args)[boolInt(!explicit):] {
+			files := operands(args)
+			if !explicit && len(files) > 0 {
+				files = files[1:] // the script
+			}
+			for _, f := range files {
 				c.writeWord(f, pl)
 			}
 		}
@@ -176,13 +180,6 @@ func (c *checker) quiet(s, via string) {
 			c.d.add(p)
 		}
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // dangerousVar returns why setting an environment variable changes what an

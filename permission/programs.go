@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"path"
 	"strings"
 )
 
@@ -264,6 +263,3 @@ func concatWords(ws []word) word {
 	out.text = strings.Join(s, " ")
 	return out
 }
-
-// baseName is the program name a deny rule sees.
-func baseName(s string) string { return path.Base(s) }

@@ -193,7 +193,7 @@ func TestLimits(t *testing.T) {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func FuzzCheckCommand(f *testing.F) {
-	for _, s := range []string{"ls -la", "bash -c 'rm -rf x'", "cat <<EOF\n$(rm x)\nEOF", "a\x00b", "{a,b}{c,d}", "$'\\x72m'", "f() { ls; }; f", "git -c alias.p=push p"} {
+	for _, s := range []string{"ls -la", "bash -c 'rm -rf x'", "sed -i", "git -c ALIAS.P=push p", "find . -exec", "timeout", "env -u", "xargs -I", "cat <<EOF\n$(rm x)\nEOF", "a\x00b", "{a,b}{c,d}", "$'\\x72m'", "f() { ls; }; f", "git -c alias.p=push p"} {
 		f.Add(s)
 	}
 	e, err := New(f.TempDir(), corpusRules())
@@ -211,6 +211,11 @@ func FuzzCheckCommand(f *testing.F) {
 			}
 			if _, err := parseOK(cmd); err != nil {
 				t.Fatalf("parse error allowed: %q: %v", cmd, err)
+			}
+		}
+		for _, p := range d.Parts {
+			if strings.HasPrefix(p.Reason, "checker failed") {
+				t.Fatalf("%q: %s", cmd, p.Reason)
 			}
 		}
 		_ = d.Explain()
