@@ -64,13 +64,10 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 		baseText += " " + joinWords(argv[1:])
 	}
 	baseText += suffix
+	// A name defined as a function in this command line is still checked
+	// as the program: the definition may sit in a branch that never runs.
 	var pl plan
-	if c.funcs[name.text] {
-		pl.transparent = true
-		pl.noArgCheck = true
-	} else {
-		c.inspect(base, argv, in, &pl)
-	}
+	c.inspect(base, argv, in, &pl)
 	if !pl.noArgCheck {
 		c.argChecks(base, argv[1:], &pl)
 	}
@@ -87,8 +84,8 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 	}
 	p := c.ruled(text, baseText, canon, pl.transparent)
 	switch {
-	case c.funcs[name.text] && p.Verdict == Allow:
-		p.Reason = "calls a shell function whose body is checked above"
+	case c.funcs[name.text] && p.Verdict >= Ask:
+		p.Reason += " (also defined as a shell function here; its body is checked on its own)"
 	case (base == "cd" || base == "pushd") && p.Verdict == Allow:
 		p.Reason = "changes directory inside the workspace"
 	}

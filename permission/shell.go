@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -90,6 +91,9 @@ func (c *checker) visit(n syntax.Node) {
 	if n == nil {
 		return
 	}
+	if v := reflect.ValueOf(n); v.Kind() == reflect.Pointer && v.IsNil() {
+		return // a typed nil, such as the missing value of `A=`
+	}
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Stmt:
@@ -107,12 +111,12 @@ func (c *checker) visit(n syntax.Node) {
 }
 
 // sub walks statements that run in a subshell: directory changes inside do
-// not leak out.
+// not leak out. Standard input is inherited, so a pipe feeding the command
+// also feeds its substitutions.
 func (c *checker) sub(list []*syntax.Stmt) {
-	cwd, piped, dl := c.cwd, c.piped, c.pipeDownload
-	c.piped, c.pipeDownload = false, false
+	cwd := c.cwd
 	c.stmts(list)
-	c.cwd, c.piped, c.pipeDownload = cwd, piped, dl
+	c.cwd = cwd
 }
 
 // stdin describes what a command reads on standard input, when it matters.
