@@ -62,8 +62,9 @@ type Config struct {
 	Notes []string
 }
 
-// Tool names the engine knows. Rules for other names are reported as errors
-// so that a typo cannot silently drop a deny list.
+// KnownTools are the tool names the engine knows. Rules for other names are
+// reported as errors, so that a typo cannot silently drop a deny list; a
+// package adding a tool appends its name before loading configuration.
 var KnownTools = []string{"bash", "write_file", "str_replace", "read_file", "glob", "grep"}
 
 // Load reads the user's and the workspace's config files; either may be ""

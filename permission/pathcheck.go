@@ -175,9 +175,10 @@ func globBase(p string) string {
 // would expect: the file's directory and everything below it, or the file
 // itself at the workspace root.
 func GeneralisePath(rel string) string {
+	esc := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `{`, `\{`)
 	dir := path.Dir(rel)
 	if dir == "." || dir == "/" || dir == "" {
-		return rel
+		return esc.Replace(rel)
 	}
-	return dir + "/**"
+	return esc.Replace(dir) + "/**"
 }

@@ -1,18 +1,3 @@
-// Package permission decides, before a tool call runs, whether it is allowed,
-// needs the user's approval, or is refused.
-//
-// Rules:
-//  1. Deny beats ask beats allow, whatever the order of the rules; across the
-//     parts of a compound command the strictest verdict wins.
-//  2. Shell commands are parsed with a real shell parser; every simple command
-//     anywhere in the tree (and every command an exec-wrapper runs) is a part.
-//  3. Structural checks (hostile characters, unresolvable names, writes outside
-//     the workspace or into protected paths, reads outside it, sensitive files,
-//     dangerous environment) apply whatever the rule lists say, and a session
-//     approval never lifts them.
-//  4. A workspace's own configuration can only make verdicts stricter.
-//  5. Nothing here is the security boundary: the OS sandbox is. This package
-//     decides when to interrupt the user.
 package permission
 
 import (
