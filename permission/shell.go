@@ -301,7 +301,12 @@ func (c *checker) decl(x *syntax.DeclClause) {
 		}
 		if a.Naked && a.Name == nil {
 			if a.Value != nil {
-				args = append(args, evalParts(a.Value.Parts, false).text)
+				opt := evalParts(a.Value.Parts, false)
+				args = append(args, opt.text)
+				if strings.HasPrefix(opt.text, "-") && strings.ContainsAny(opt.text, "nf") {
+					extra = append(extra, Part{Text: opt.text, Verdict: Ask, Structural: true,
+						Reason: x.Variant.Value + " " + opt.text + " aliases a variable or changes a function"})
+				}
 			}
 			continue
 		}
