@@ -170,3 +170,63 @@ func TestCheckPathRules(t *testing.T) {
 		}
 	}
 }
+
+func FuzzCheckPath(f *testing.F) {
+	for _, s := range []string{"a.go", "../x", ".git/config", "file:///etc/passwd", "a\x00b", "~/.ssh/id_rsa", "src/.env", "a/../../b"} {
+		f.Add(s, true)
+	}
+	ws := f.TempDir()
+	e, err := New(ws)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, p string, write bool) {
+		for _, tool := range []string{"write_file", "read_file", "glob"} {
+			d := e.CheckPath(tool, p, write && tool == "write_file")
+			if d.Verdict < Allow || d.Verdict > Deny {
+				t.Fatalf("verdict %d", d.Verdict)
+			}
+			if d.Verdict != Allow {
+				continue
+			}
+			if strings.ContainsAny(p, "\x00\n\r\\") || strings.HasPrefix(p, "~") {
+				t.Fatalf("%s %q allowed", tool, p)
+			}
+			abs := p
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(ws, abs)
+			}
+			if tool != "glob" && !strings.HasPrefix(p, "file:") && !within(ws, filepath.Clean(abs)) {
+				t.Fatalf("%s %q outside allowed", tool, p)
+			}
+		}
+	})
+}
+
+func TestZeroDecisionIsNotAllow(t *testing.T) {
+	t.Parallel()
+	var d Decision
+	if d.Verdict == Allow || d.Verdict.String() != "undecided" {
+		t.Errorf("zero decision: %s", d.Verdict)
+	}
+	var v Verdict
+	if err := v.UnmarshalText([]byte("maybe")); err == nil || v != Undecided {
+		t.Errorf("UnmarshalText(maybe): %v %s", err, v)
+	}
+	e, err := New(t.TempDir(), corpusRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := strings.Join(e.Rules("bash"), "\n")
+	for _, want := range []string{"deny  `rm *` (corpus)", "allow `ls*` (corpus)", "default ask (default of corpus)"} {
+		if !strings.Contains(rules, want) {
+			t.Errorf("Rules lacks %q:\n%s", want, rules)
+		}
+	}
+	if _, err := New("relative/ws"); err == nil {
+		t.Error("relative workspace accepted")
+	}
+	if _, err := New(t.TempDir(), RuleSet{Source: "x", Tools: Permissions{"bsh": {}}}); err == nil {
+		t.Error("unknown tool accepted")
+	}
+}
