@@ -11,7 +11,7 @@ import (
 
 var (
 	drivePath = regexp.MustCompile(`^[A-Za-z]:`)
-	uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 )
 
 // CheckPath decides whether tool may touch p (relative to the workspace root
