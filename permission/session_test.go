@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,32 @@ func TestWorstCaseIsLinear(t *testing.T) {
 	tail := fit("ls"+strings.Repeat(" | ls", 12000)) + "\nrm -rf x"
 	if got := e.CheckCommand(tail).Verdict; got != Deny {
 		t.Errorf("long pipeline hid a deny: %s", got)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), corpusRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		go func(i int) {
+			defer func() { done <- struct{}{} }()
+			for j := 0; j < 200; j++ {
+				if j%50 == 0 {
+					_ = e.AllowForSession("bash", Generalise(fmt.Sprintf("tool%d run", i)))
+				}
+				if e.CheckCommand("ls; rm -rf x").Verdict != Deny {
+					t.Error("deny lost under concurrency")
+					return
+				}
+				_ = e.CheckPath("write_file", "a.go", true)
+			}
+		}(i)
+	}
+	for i := 0; i < 4; i++ {
+		<-done
 	}
 }
