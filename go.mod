@@ -2,6 +2,9 @@ module github.com/agent-lsp/agent-lsp
 
 go 1.26.0
 
-require github.com/google/jsonschema-go v0.4.3
-
-require github.com/BurntSushi/toml v1.6.0 // indirect
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/google/jsonschema-go v0.4.3
+	mvdan.cc/sh/v3 v3.14.1
+)

@@ -1,0 +1,319 @@
+package permission
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// plan is what inspecting a program's arguments found.
+type plan struct {
+	transparent bool     // an exec-wrapper: its own part defaults to allow
+	canon       []string // extra normalised texts for rule matching
+	floor       []Part   // structural parts merged into the command's part
+	inner       []func() // checks of the commands it runs, done after its part
+	noArgCheck  bool     // skip the generic argument checks
+	patterns    int      // leading positional arguments that are patterns, not paths
+}
+
+func (pl *plan) ask(text, why string) {
+	pl.floor = append(pl.floor, Part{Text: text, Verdict: Ask, Structural: true, Reason: why})
+}
+
+func (pl *plan) deny(text, why string) {
+	pl.floor = append(pl.floor, Part{Text: text, Verdict: Deny, Structural: true, Reason: why})
+}
+
+// command checks one simple command given as expanded words.
+func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) {
+	name := argv[0]
+	text := joinWords(argv)
+	suffix := ""
+	if len(redirs) > 0 {
+		suffix = " " + strings.Join(redirs, " ")
+	}
+	text += suffix
+	if !name.static || name.glob {
+		p := Part{Text: text, Verdict: Ask, Structural: true,
+			Reason: "command name is not a literal (expansion or glob): cannot tell what runs"}
+		if name.glob && name.static {
+			if prog := c.globReachesDeny(name.text); prog != "" {
+				p.Verdict, p.Reason = Deny, "glob in command position can expand to "+prog+", which a deny rule names"
+			}
+		}
+		c.d.add(strictest(p, extra))
+		return
+	}
+	if name.text == "" {
+		c.d.add(strictest(Part{Text: text, Verdict: Ask, Structural: true, Reason: "empty command name"}, extra))
+		return
+	}
+	for _, r := range name.text {
+		if r > 0x7e || r < 0x21 {
+			c.d.add(strictest(Part{Text: text, Verdict: Ask, Structural: true,
+				Reason: "command name contains a non-ASCII, space or control character"}, extra))
+			return
+		}
+	}
+	base := path.Base(name.text)
+	if downloaders[base] {
+		c.downloads++
+	}
+	baseText := base
+	if len(argv) > 1 {
+		baseText += " " + joinWords(argv[1:])
+	}
+	baseText += suffix
+	// A name defined as a function in this command line is still checked
+	// as the program: the definition may sit in a branch that never runs.
+	var pl plan
+	c.inspect(base, argv, in, &pl)
+	if !pl.noArgCheck {
+		c.argChecks(base, argv[1:], &pl)
+	}
+	for _, a := range argv[1:] {
+		if !a.static && secretVar.MatchString(a.text) {
+			pl.ask(a.text, "expands a variable that may hold a secret")
+		}
+	}
+	canon := pl.canon
+	if suffix != "" {
+		// Deny and ask rules also see the command without its
+		// redirections, so `sudo 2>/dev/null` still meets a rule `sudo`.
+		canon = append(canon, strings.TrimSuffix(text, suffix), strings.TrimSuffix(baseText, suffix))
+	}
+	p := c.ruled(text, baseText, canon, pl.transparent)
+	switch {
+	case c.funcs[name.text] && p.Verdict >= Ask:
+		p.Reason += " (also defined as a shell function here; its body is checked on its own)"
+	case (base == "cd" || base == "pushd") && p.Verdict == Allow:
+		p.Reason = "changes directory inside the workspace"
+	}
+	c.d.add(strictest(p, append(extra, pl.floor...)))
+	for _, f := range pl.inner {
+		f()
+	}
+}
+
+// nested checks argv run by a wrapper.
+func (c *checker) nested(argv []word, in stdin) {
+	if len(argv) == 0 {
+		return
+	}
+	if c.depth+1 > MaxNesting {
+		c.d.add(Part{Text: joinWords(argv), Verdict: Ask, Structural: true, Reason: "commands nested too deeply to check"})
+		return
+	}
+	c.depth++
+	c.command(argv, nil, in, nil)
+	c.depth--
+}
+
+// nestedScript checks a shell string run by a program (sh -c, eval, a
+// command-valued option or variable).
+func (c *checker) nestedScript(w word, via string) {
+	if !w.static {
+		c.d.add(Part{Text: w.text, Verdict: Ask, Structural: true, Reason: via + " runs a command that is not a literal"})
+		return
+	}
+	c.script(w.text, c.depth+1, via)
+}
+
+// nestedProgram checks a program an option names; the program is run with
+// arguments of its own, which the placeholder stands for.
+func (c *checker) nestedProgram(w word, via string) {
+	w.text += " {args}"
+	c.nestedScript(w, via)
+}
+
+func joinWords(ws []word) string {
+	s := make([]string, len(ws))
+	for i, w := range ws {
+		s[i] = w.text
+	}
+	return strings.Join(s, " ")
+}
+
+// globReachesDeny returns a program a deny rule names that a glob in
+// command position can expand to.
+func (c *checker) globReachesDeny(glob string) string {
+	pat := path.Base(glob)
+	for _, r := range c.e.table("bash").deny {
+		head := ruleHead(r.pat)
+		if head == "" || strings.Contains(head, "/") {
+			continue
+		}
+		if ok, err := path.Match(pat, head); err == nil && ok {
+			return head
+		}
+	}
+	return ""
+}
+
+// downloaders fetch data from the network; piping it into a shell is
+// denied.
+var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "nc": true, "ncat": true, "aria2c": true, "http": true, "xh": true}
+
+// pathless commands take no file operands worth checking.
+var pathless = map[string]bool{
+	"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true,
+	"pwd": true, "which": true, "type": true, "whoami": true, "id": true, "uname": true,
+	"hostname": true, "date": true, "seq": true, "basename": true, "dirname": true, "sleep": true,
+	"exit": true, "return": true, "shift": true, "set": true, "shopt": true, "unset": true,
+	"wait": true, "kill": true, "command": true, "hash": true, "umask": true, "read": true,
+}
+
+// patternFirst commands take a pattern or program as their first operand.
+var patternFirst = map[string]bool{
+	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true,
+	"sed": true, "awk": true, "gawk": true, "mawk": true, "jq": true, "yq": true,
+}
+
+var (
+	urlLike   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	secretVar = regexp.MustCompile(`(?i)\$\{?[!#]?[a-z0-9_]*(key|token|secret|passw|cred|auth|cookie|session)[a-z0-9_]*`)
+)
+
+// argChecks applies the generic structural checks to operands: literal
+// paths outside the workspace or naming sensitive files are ask, and so is
+// any operand that is not a literal.
+func (c *checker) argChecks(base string, args []word, pl *plan) {
+	if pathless[base] {
+		return
+	}
+	patterns := pl.patterns
+	if patternFirst[base] && patterns == 0 {
+		patterns = 1
+	}
+	opts := true
+	for _, a := range args {
+		if !a.static {
+			pl.ask(a.text, "argument is not a literal (expansion): it may name any path")
+			continue
+		}
+		cand := a.text
+		if opts && cand == "--" {
+			opts = false
+			continue
+		}
+		if opts && strings.HasPrefix(cand, "-") && len(cand) > 1 {
+			if base == "grep" || base == "rg" || base == "egrep" || base == "fgrep" {
+				if cand == "-e" || cand == "-f" || strings.HasPrefix(cand, "--regexp") || strings.HasPrefix(cand, "--file") {
+					patterns = 0
+				}
+			}
+			_, v, ok := strings.Cut(cand, "=")
+			if !ok {
+				continue
+			}
+			cand = v
+		} else if patterns > 0 {
+			patterns--
+			continue
+		}
+		if cand == "" || urlLike.MatchString(cand) {
+			continue
+		}
+		if a.glob && globMaySecret(cand) {
+			pl.ask(a.text, "glob may match a sensitive file: "+cand)
+		} else if v, why := c.readPath(cand); v >= Ask {
+			pl.ask(a.text, why)
+		}
+	}
+}
+
+// globMaySecret reports a glob that may match a sensitive file: a dot-file
+// pattern matching .env or .netrc, or a pattern naming keys.
+func globMaySecret(glob string) bool {
+	b := strings.ToLower(path.Base(glob))
+	if strings.HasPrefix(b, ".") {
+		for _, n := range []string{".env", ".env.local", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass"} {
+			if ok, _ := path.Match(b, n); ok {
+				return true
+			}
+		}
+	}
+	for _, k := range []string{"pem", "key", "id_", "p12", "pfx", "cred", "secret"} {
+		if strings.Contains(b, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathLike reports operands that may leave the workspace: absolute, home
+// relative, or climbing with "..".
+func pathLike(s string) bool {
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") {
+		return true
+	}
+	for _, seg := range strings.Split(s, "/") {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// Generalise suggests the session rule a user approving the simple command
+// text would expect: the program and its subcommand followed by ` *` for
+// tools with subcommands (`go test ./pkg/...` → `go test *`), the program
+// followed by ` *` otherwise. For exec-wrappers, shells and interpreters,
+// whose broad rules would allow anything, it returns the exact command.
+func Generalise(text string) string {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return ""
+	}
+	head := f[0]
+	if neverGeneralise[path.Base(head)] || strings.Contains(head, "/") {
+		return quoteGlob(strings.Join(f, " "))
+	}
+	if subcommands[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\") {
+		return quoteGlob(head+" "+f[1]) + " *"
+	}
+	if subcommands[head] {
+		return quoteGlob(strings.Join(f, " "))
+	}
+	return quoteGlob(head) + " *"
+}
+
+// subcommands lists programs whose first operand selects what they do.
+var subcommands = map[string]bool{
+	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
+	"docker": true, "podman": true, "kubectl": true, "make": true, "gh": true, "pip": true,
+	"pip3": true, "apt": true, "apt-get": true, "brew": true, "systemctl": true, "gofmt": true,
+	"rustup": true, "dotnet": true, "mvn": true, "gradle": true, "bazel": true, "just": true,
+}
+
+// neverGeneralise lists programs that run other programs: a rule `env *`
+// or `python3 *` would allow everything.
+var neverGeneralise = map[string]bool{
+	"env": true, "bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
+	"eval": true, "exec": true, "command": true, "builtin": true, "xargs": true, "find": true,
+	"sudo": true, "doas": true, "su": true, "nohup": true, "nice": true, "timeout": true,
+	"time": true, "watch": true, "python": true, "python3": true, "perl": true, "ruby": true,
+	"node": true, "deno": true, "bun": true, "php": true, "lua": true, "awk": true, "sed": true,
+	"busybox": true, "toybox": true, "source": true, ".": true, "npx": true, "ssh": true,
+	"setsid": true, "stdbuf": true, "strace": true, "flock": true, "chroot": true, "trap": true,
+	"alias": true, "ionice": true,
+}
+
+// tooBroad returns why a session rule for bash would allow too much.
+func tooBroad(p string) string {
+	f := strings.Fields(p)
+	if len(f) == 0 {
+		return "empty"
+	}
+	head := f[0]
+	if strings.Contains(head, "*") {
+		return "the program name must be literal"
+	}
+	if neverGeneralise[path.Base(head)] && strings.Contains(p, "*") {
+		return head + " runs other programs; approve exact commands instead"
+	}
+	if subcommands[head] && (len(f) < 2 || strings.Contains(f[1], "*")) && strings.Contains(p, "*") {
+		return "a rule for every " + head + " subcommand allows too much; name the subcommand"
+	}
+	return ""
+}

@@ -1,0 +1,265 @@
+package permission
+
+import (
+	"strings"
+)
+
+// inspect applies what is known about a program: which arguments it runs as
+// commands, which it writes, and which options make it unsafe to allow.
+func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
+	args := argv[1:]
+	switch base {
+	case "cd", "pushd", "popd", "chdir":
+		c.cd(base, args, pl)
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "rbash":
+		c.shell(base, args, in, pl)
+	case "eval":
+		pl.transparent, pl.noArgCheck = true, true
+		w := concatWords(args)
+		pl.inner = append(pl.inner, func() { c.nestedScript(w, "eval") })
+	case "source", ".":
+		pl.ask(joinWords(argv), "runs a script file whose contents are not checked")
+		pl.noArgCheck = true
+	case "command", "builtin", "exec", "nohup", "nice", "timeout", "time", "stdbuf", "setsid",
+		"ionice", "busybox", "toybox", "flock", "watch", "chroot", "strace", "ltrace", "unbuffer":
+		c.wrapper(base, args, in, pl)
+	case "sudo", "doas", "su", "pkexec", "run0":
+		c.privileged(base, args, in, pl)
+	case "env":
+		c.env(args, in, pl)
+	case "xargs":
+		inner := skipOptions(args, "IiLlnPsdEa", []string{"--max-args", "--max-procs", "--delimiter", "--replace", "--arg-file", "--eof", "--max-lines", "--max-chars", "--process-slot-var"})
+		pl.noArgCheck = true
+		if len(inner) == 0 {
+			inner = []word{{text: "echo", static: true}}
+		}
+		pl.ask(joinWords(argv), "xargs runs "+inner[0].text+" with arguments read from input")
+		pl.inner = append(pl.inner, func() { c.nested(inner, stdin{}) })
+	case "find":
+		c.find(args, pl)
+	case "git":
+		c.git(args, pl)
+	case "go":
+		c.goTool(args, pl)
+	case "grep", "egrep", "fgrep", "rg", "ag":
+		for i, a := range args {
+			if v, ok := optValue(args, i, "--pre"); ok {
+				pl.ask(a.text, "--pre runs a preprocessor for every file")
+				pl.inner = append(pl.inner, func() { c.nestedProgram(v, "--pre") })
+			}
+		}
+	case "man":
+		for i, a := range args {
+			for _, o := range []string{"-P", "--pager", "--html", "-H", "--browser"} {
+				if v, ok := optValue(args, i, o); ok {
+					pl.ask(a.text, "man "+o+" runs a program")
+					pl.inner = append(pl.inner, func() { c.nestedScript(v, "man "+o) })
+				}
+			}
+		}
+	case "sort":
+		for i, a := range args {
+			if v, ok := optValue(args, i, "--compress-program"); ok {
+				pl.ask(a.text, "sort --compress-program runs a program")
+				pl.inner = append(pl.inner, func() { c.nestedProgram(v, "--compress-program") })
+			}
+			if v, ok := optValue(args, i, "-o", "--output"); ok {
+				c.writeWord(v, pl)
+			}
+		}
+	case "tar", "bsdtar", "gtar":
+		for i, a := range args {
+			for _, o := range []string{"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script", "-F", "--new-volume-script", "--rsh-command"} {
+				if v, ok := optValue(args, i, o); ok {
+					v.text = strings.TrimPrefix(v.text, "exec=")
+					pl.ask(a.text, "tar "+o+" runs a program")
+					pl.inner = append(pl.inner, func() { c.nestedScript(v, "tar "+o) })
+				}
+			}
+		}
+	case "printf":
+		for i := range args {
+			if v, ok := optValue(args, i, "-v"); ok && args[i].text == "-v" {
+				if why := dangerousVar(v.text); why != "" {
+					pl.ask(v.text, "printf -v sets "+v.text+": "+why)
+				}
+			}
+		}
+	case "tree":
+		for i := range args {
+			if v, ok := optValue(args, i, "-o"); ok && args[i].text == "-o" {
+				c.writeWord(v, pl)
+			}
+		}
+	case "uniq":
+		if ops := operands(args); len(ops) > 1 {
+			c.writeWord(ops[len(ops)-1], pl)
+		}
+	case "tee":
+		for _, a := range args {
+			if !strings.HasPrefix(a.text, "-") {
+				c.writeWord(a, pl)
+			}
+		}
+	case "cp", "mv", "install", "ln", "rsync", "scp":
+		if ops := operands(args); len(ops) > 0 {
+			c.writeWord(ops[len(ops)-1], pl)
+		}
+	case "touch", "mkdir", "truncate", "rm", "rmdir", "unlink", "shred", "chmod", "chown":
+		for _, a := range operands(args) {
+			c.writeWord(a, pl)
+		}
+	case "dd":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "of=") {
+				c.writeWord(word{text: a.text[3:], static: a.static}, pl)
+			}
+		}
+	case "curl", "wget":
+		for i := range args {
+			if v, ok := optValue(args, i, "-o", "--output", "-O", "--output-document"); ok && v.text != "" {
+				c.writeWord(v, pl)
+			}
+		}
+	case "sed", "gsed":
+		c.sed(args, pl)
+	case "awk", "gawk", "mawk", "nawk":
+		c.awk(args, pl)
+	case "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "Rscript", "tclsh", "osascript":
+		c.interpreter(base, args, pl)
+	case "alias":
+		for _, a := range args {
+			if _, v, ok := strings.Cut(a.text, "="); ok {
+				w := word{text: v, static: a.static}
+				pl.ask(a.text, "alias changes what a later command runs")
+				pl.inner = append(pl.inner, func() { c.nestedScript(w, "alias") })
+			}
+		}
+		pl.noArgCheck = true
+	case "trap":
+		if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") {
+			w := args[0]
+			pl.inner = append(pl.inner, func() { c.nestedScript(w, "trap") })
+		}
+		pl.noArgCheck = true
+	case "export", "declare", "typeset", "local", "readonly":
+		// Reached only when written unusually (e.g. via command); the
+		// parser's DeclClause handles the normal case.
+		for _, a := range args {
+			if n, v, ok := strings.Cut(a.text, "="); ok {
+				pl.floor = append(pl.floor, c.assign(n, word{text: v, static: a.static})...)
+			}
+		}
+		pl.noArgCheck = true
+	case "ssh":
+		for i := range args {
+			if v, ok := optValue(args, i, "-o"); ok && strings.HasPrefix(strings.ToLower(v.text), "proxycommand=") {
+				w := word{text: v.text[len("proxycommand="):], static: v.static}
+				pl.inner = append(pl.inner, func() { c.nestedScript(w, "ssh ProxyCommand") })
+			}
+		}
+	}
+}
+
+// writeWord records a file a command writes.
+func (c *checker) writeWord(w word, pl *plan) {
+	if !w.static || w.glob {
+		pl.ask(w.text, "write target is not a literal path")
+		return
+	}
+	if p, bad := c.writePath(w.text); bad {
+		pl.floor = append(pl.floor, p)
+	}
+}
+
+// operands returns the non-option arguments.
+func operands(args []word) []word {
+	var out []word
+	opts := true
+	for _, a := range args {
+		if opts && a.text == "--" {
+			opts = false
+			continue
+		}
+		if opts && strings.HasPrefix(a.text, "-") && len(a.text) > 1 {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// skipOptions drops leading options and returns the command that follows.
+// short lists single-letter options that take a value; long lists long
+// options that take one (also accepted as --opt=value).
+func skipOptions(args []word, short string, long []string) []word {
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "--" {
+			return args[i+1:]
+		}
+		if !strings.HasPrefix(t, "-") || len(t) < 2 {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			if !strings.Contains(t, "=") {
+				for _, l := range long {
+					if t == l {
+						i++
+						break
+					}
+				}
+			}
+			i++
+			continue
+		}
+		// -abc: the first letter taking a value consumes the rest or the
+		// next argument.
+		for k := 1; k < len(t); k++ {
+			if strings.IndexByte(short, t[k]) >= 0 {
+				if k == len(t)-1 {
+					i++
+				}
+				break
+			}
+		}
+		i++
+	}
+	if i > len(args) {
+		i = len(args)
+	}
+	return args[i:]
+}
+
+// optValue returns the value of option name at args[i], written as
+// `name value`, `name=value` or, for short options, `-Xvalue`.
+func optValue(args []word, i int, names ...string) (word, bool) {
+	t := args[i].text
+	for _, n := range names {
+		switch {
+		case t == n:
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return word{text: "", static: true}, true
+		case strings.HasPrefix(t, n+"="):
+			return word{text: t[len(n)+1:], static: args[i].static}, true
+		case len(n) == 2 && n[0] == '-' && n[1] != '-' && strings.HasPrefix(t, n) && len(t) > 2 && t[1] != '-':
+			return word{text: t[2:], static: args[i].static}, true
+		}
+	}
+	return word{}, false
+}
+
+// concatWords joins words with spaces the way eval and watch do.
+func concatWords(ws []word) word {
+	out := word{static: true}
+	var s []string
+	for _, w := range ws {
+		s = append(s, w.text)
+		out.static = out.static && w.static
+	}
+	out.text = strings.Join(s, " ")
+	return out
+}

@@ -1,0 +1,290 @@
+package permission
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGeneralise(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"go test ./pkg/...":     "go test *",
+		"git log --oneline":     "git log *",
+		"make build":            "make build *",
+		"unlink x":              "unlink *",
+		"go -C x test":          "go -C x test",
+		"env FOO=1 make":        "env FOO=1 make",
+		"python3 -c 'print(1)'": "python3 -c 'print(1)'",
+		"./scripts/run.sh a":    "./scripts/run.sh a",
+		"bash -c 'echo *'":      `bash -c 'echo \*'`,
+		"":                      "",
+	} {
+		if got := Generalise(in); got != want {
+			t.Errorf("Generalise(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"docs/a.md": "docs/**", "main.go": "main.go", "a/b/c.go": "a/b/**"} {
+		if got := GeneralisePath(in); got != want {
+			t.Errorf("GeneralisePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAllowForSession(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	e, err := New(ws, corpusRules(), RuleSet{Source: "user", Tools: Permissions{
+		"bash":       {Ask: []string{"go run*"}},
+		"write_file": {Default: Ask},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The UI shows the suggestion of each part that can be approved.
+	d := e.CheckCommand("go vet ./pkg/... && go run ./cmd/x")
+	var sugg []string
+	for _, p := range d.Parts {
+		if p.Suggest != "" {
+			sugg = append(sugg, p.Suggest)
+		}
+	}
+	if d.Verdict != Ask || strings.Join(sugg, ",") != "go vet *,go run *" {
+		t.Fatalf("verdict %s, suggestions %q\n%s", d.Verdict, sugg, d.Explain())
+	}
+	for _, s := range sugg {
+		if err := e.AllowForSession("bash", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Verdict
+	}{
+		{"go vet ./other/...", Allow},
+		{"go run ./cmd/y", Allow},                 // lifts an explicit ask rule
+		{"go vet ./... > ~/.bashrc", Ask},         // never a structural ask
+		{"go vet $(cat .env)", Ask},               // nor the parts it runs
+		{"GOFLAGS=-toolexec=x go vet ./...", Ask}, // nor dangerous environment
+		{"go vet ./... && rm -rf x", Deny},        // never a deny
+		{"go vet -vettool=$'\\x72m' ./...", Deny}, // inner command still checked
+	} {
+		d := e.CheckCommand(tc.cmd)
+		if d.Verdict != tc.want {
+			t.Errorf("%q: got %s, want %s\n%s", tc.cmd, d.Verdict, tc.want, d.Explain())
+		}
+	}
+	// Deny rules cannot be lifted even by an exact session rule.
+	if err := e.AllowForSession("bash", "rm -rf x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.CheckCommand("rm -rf x").Verdict; got != Deny {
+		t.Errorf("session rule lifted a deny: %s", got)
+	}
+	// Too-broad rules are refused.
+	for _, p := range []string{"*", "g*", "env *", "bash -c *", "git *", "go *", "xargs *", "python3 *", ""} {
+		if err := e.AllowForSession("bash", p); err == nil {
+			t.Errorf("AllowForSession(%q) accepted", p)
+		}
+	}
+	// Paths.
+	d = e.CheckPath("write_file", "docs/a.md", true)
+	if d.Verdict != Ask || d.Parts[0].Suggest != "docs/**" {
+		t.Fatalf("write: %s %q", d.Verdict, d.Parts[0].Suggest)
+	}
+	if err := e.AllowForSession("write_file", "docs/**"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.CheckPath("write_file", "docs/b/c.md", true).Verdict; got != Allow {
+		t.Errorf("docs/b/c.md: %s", got)
+	}
+	if got := e.CheckPath("write_file", "src/a.go", true).Verdict; got != Ask {
+		t.Errorf("src/a.go: %s", got)
+	}
+	if err := e.AllowForSession("write_file", ".vscode/**"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.CheckPath("write_file", ".vscode/tasks.json", true).Verdict; got != Deny {
+		t.Errorf("session rule lifted a protected path: %s", got)
+	}
+	if err := e.AllowForSession("write_file", ".env*"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.CheckPath("write_file", ".env", true); got.Verdict != Ask || got.Parts[0].Suggest != "" {
+		t.Errorf("session rule lifted a sensitive path: %s", got.Explain())
+	}
+	for _, p := range []string{"**", "**/*.go", "../x/**", "/etc/**"} {
+		if err := e.AllowForSession("write_file", p); err == nil {
+			t.Errorf("AllowForSession(write_file, %q) accepted", p)
+		}
+	}
+	if got := e.SessionRules("bash"); len(got) != 3 {
+		t.Errorf("session rules %q", got)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), corpusRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.CheckCommand("ls && cat README.md \u2067;rm -rf x;\u2069").Explain()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[0], "deny") {
+		t.Errorf("first word: %q", lines[0])
+	}
+	if strings.ContainsRune(out, '\u2067') || !strings.Contains(out, `\u2067`) {
+		t.Errorf("bidi character not escaped:\n%s", out)
+	}
+	if len(lines) < 5 || !strings.Contains(out, "rm -rf x") || !strings.Contains(out, "`rm *` (corpus)") {
+		t.Errorf("explain:\n%s", out)
+	}
+	for _, v := range []Verdict{Allow, Ask, Deny} {
+		d := Decision{Verdict: v}
+		if f := strings.Fields(d.Explain()); f[0] != v.String() {
+			t.Errorf("%s: %q", v, f[0])
+		}
+	}
+	long := e.CheckCommand("ls" + strings.Repeat(" ", 6000) + "; rm -rf x").Explain()
+	if len(long) > 300 || !strings.Contains(long, "rm -rf x") {
+		t.Errorf("padding hides a part:\n%s", long)
+	}
+	if v := visible("a" + strings.Repeat(" ", 100) + "b\r"); v != `a <100 spaces> b\u000d` {
+		t.Errorf("visible: %q", v)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), corpusRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := "ls " + strings.Repeat("a", HardCommandLimit)
+	if got := e.CheckCommand(huge).Verdict; got != Deny {
+		t.Errorf("over the hard limit: %s", got)
+	}
+	soft := "ls " + strings.Repeat("a", SoftCommandLimit)
+	if got := e.CheckCommand(soft).Verdict; got != Ask {
+		t.Errorf("over the soft limit: %s", got)
+	}
+	if got := e.CheckCommand(soft + "; rm -rf x").Verdict; got != Deny {
+		t.Errorf("a cap downgraded deny: %s", got)
+	}
+	nested := strings.Repeat("eval ", MaxNesting+3) + "ls"
+	if got := e.CheckCommand(nested).Verdict; got != Ask {
+		t.Errorf("deep nesting: %s\n%s", got, e.CheckCommand(nested).Explain())
+	}
+	shallow := "ls"
+	for i := 0; i < 3; i++ {
+		shallow = "bash -c " + shellQuote(shallow)
+	}
+	if got := e.CheckCommand(shallow).Verdict; got != Allow {
+		t.Errorf("shallow nesting: %s", got)
+	}
+	for _, c := range []string{"ls '", "ls $(", "if then", "ls\x00", "", "   ", "# just a comment"} {
+		if got := e.CheckCommand(c).Verdict; got == Allow || got == Undecided {
+			t.Errorf("%q: %s", c, got)
+		}
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func FuzzCheckCommand(f *testing.F) {
+	for _, s := range []string{"ls -la", "bash -c 'rm -rf x'", "sed -i", "git -c ALIAS.P=push p", "find . -exec", "timeout", "env -u", "xargs -I", "cat <<EOF\n$(rm x)\nEOF", "a\x00b", "{a,b}{c,d}", "$'\\x72m'", "f() { ls; }; f", "git -c alias.p=push p"} {
+		f.Add(s)
+	}
+	e, err := New(f.TempDir(), corpusRules())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		d := e.CheckCommand(cmd)
+		if d.Verdict < Allow || d.Verdict > Deny {
+			t.Fatalf("verdict %d", d.Verdict)
+		}
+		if d.Verdict == Allow {
+			if strings.ContainsRune(cmd, 0) {
+				t.Fatalf("NUL allowed: %q", cmd)
+			}
+			if _, err := parseOK(cmd); err != nil {
+				t.Fatalf("parse error allowed: %q: %v", cmd, err)
+			}
+		}
+		for _, p := range d.Parts {
+			if strings.HasPrefix(p.Reason, "checker failed") {
+				t.Fatalf("%q: %s", cmd, p.Reason)
+			}
+		}
+		_ = d.Explain()
+	})
+}
+
+// TestWorstCaseIsLinear guards against quadratic walks: each shape is just
+// under the hard limit and must be checked quickly.
+func TestWorstCaseIsLinear(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), corpusRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(s string) string {
+		if len(s) > HardCommandLimit-100 {
+			return s[:HardCommandLimit-100]
+		}
+		return s
+	}
+	for name, cmd := range map[string]string{
+		"substitutions": "echo " + strings.Repeat("$(echo ", 8000) + "x" + strings.Repeat(")", 8000),
+		"pipes":         "ls" + strings.Repeat(" | ls", 12000),
+		"and":           "true" + strings.Repeat(" && true", 7000),
+		"bash -c":       `bash -c "` + strings.Repeat("ls;", 20000) + `"`,
+		"heredoc":       "cat <<EOF\n" + strings.Repeat("$(ls)\n", 9000) + "EOF",
+		"subshells":     strings.Repeat("( ", 16000) + "ls" + strings.Repeat(" )", 16000),
+		"sed":           "sed -n '" + strings.Repeat("1e ls;", 9000) + "' x",
+	} {
+		cmd = fit(cmd)
+		start := time.Now()
+		d := e.CheckCommand(cmd)
+		if el := time.Since(start); el > 5*time.Second {
+			t.Errorf("%s: %v", name, el)
+		}
+		if d.Verdict == Allow {
+			t.Errorf("%s: allowed over the display limit", name)
+		}
+	}
+	tail := fit("ls"+strings.Repeat(" | ls", 12000)) + "\nrm -rf x"
+	if got := e.CheckCommand(tail).Verdict; got != Deny {
+		t.Errorf("long pipeline hid a deny: %s", got)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), corpusRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		go func(i int) {
+			defer func() { done <- struct{}{} }()
+			for j := 0; j < 200; j++ {
+				if j%50 == 0 {
+					_ = e.AllowForSession("bash", Generalise(fmt.Sprintf("tool%d run", i)))
+				}
+				if e.CheckCommand("ls; rm -rf x").Verdict != Deny {
+					t.Error("deny lost under concurrency")
+					return
+				}
+				_ = e.CheckPath("write_file", "a.go", true)
+			}
+		}(i)
+	}
+	for i := 0; i < 4; i++ {
+		<-done
+	}
+}

@@ -1,0 +1,271 @@
+package permission
+
+import (
+	"strings"
+)
+
+// cd tracks the working directory: into the workspace is transparent, out
+// of it is ask.
+func (c *checker) cd(base string, args []word, pl *plan) {
+	pl.transparent, pl.noArgCheck = true, true
+	ops := operands(args)
+	if base == "popd" || len(ops) == 0 || ops[0].text == "-" {
+		c.cwd = ""
+		pl.ask(base, base+" leaves for a directory that is not known here")
+		return
+	}
+	t := ops[0]
+	if !t.static || t.glob {
+		c.cwd = ""
+		pl.ask(t.text, "cd to a directory that is not a literal")
+		return
+	}
+	abs, ok := c.abs(t.text)
+	if !ok {
+		c.cwd = ""
+		pl.ask(t.text, "cd to a directory that cannot be resolved")
+		return
+	}
+	c.cwd = abs
+	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
+		pl.ask(t.text, "cd out of the workspace: "+t.text)
+	}
+}
+
+// shell checks sh/bash: a literal -c script is parsed and checked, a
+// here-document or here-string is the script, anything else (a script file,
+// data piped in) cannot be seen.
+func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
+	pl.noArgCheck = true
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static {
+			pl.ask(a.text, base+" option is not a literal")
+			return
+		}
+		t := a.text
+		if t == "--" || t == "-" {
+			args = args[i+1:]
+			break
+		}
+		if t == "-o" || t == "+o" || t == "-O" || t == "+O" || t == "--rcfile" || t == "--init-file" {
+			i++
+			if t == "--rcfile" || t == "--init-file" {
+				pl.ask(t, base+" "+t+" runs another file first")
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "--") {
+			continue
+		}
+		if (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1 {
+			if strings.Contains(t[1:], "c") && t[0] == '-' {
+				if i+1 >= len(args) {
+					pl.ask(t, base+" -c without a script")
+					return
+				}
+				w := args[i+1]
+				pl.transparent = true
+				pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" -c") })
+				return
+			}
+			if strings.Contains(t[1:], "s") {
+				args = args[i+1:]
+				goto stdinScript
+			}
+			continue
+		}
+		// A script file: its contents are not checked.
+		pl.ask(joinWords(args[i:]), base+" runs a script file whose contents are not checked")
+		return
+	}
+	if len(args) > 0 && args[0].text != "" {
+		pl.ask(joinWords(args), base+" runs a script file whose contents are not checked")
+		return
+	}
+stdinScript:
+	switch {
+	case in.set && in.known && !in.file:
+		pl.transparent = true
+		s := in.script
+		pl.inner = append(pl.inner, func() { c.nestedScript(word{text: s, static: true}, base+" here-document") })
+	case c.piped:
+		if c.pipeDownload {
+			pl.deny(base, base+" runs what a download command fetched")
+			return
+		}
+		pl.ask(base, base+" runs commands piped in from another command")
+	default:
+		pl.ask(base, base+" reads commands from input that is not checked")
+	}
+}
+
+// wrapper unwraps programs that run their arguments as a command.
+func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
+	pl.transparent, pl.noArgCheck = true, true
+	var inner []word
+	switch base {
+	case "command":
+		for len(args) > 0 && args[0].text == "-p" {
+			args = args[1:]
+		}
+		if len(args) > 0 && (args[0].text == "-v" || args[0].text == "-V") {
+			pl.transparent = false
+			return
+		}
+		inner = args
+	case "builtin", "nohup", "unbuffer":
+		inner = args
+	case "exec":
+		inner = skipOptions(args, "a", nil)
+	case "nice":
+		inner = skipOptions(args, "n", []string{"--adjustment"})
+		if len(inner) > 0 && strings.HasPrefix(inner[0].text, "-") {
+			inner = inner[1:]
+		}
+	case "timeout":
+		inner = skipOptions(args, "sk", []string{"--signal", "--kill-after"})
+		if len(inner) > 0 {
+			inner = inner[1:] // the duration
+		}
+	case "time":
+		inner = skipOptions(args, "fo", []string{"--format", "--output"})
+	case "stdbuf":
+		inner = skipOptions(args, "ioe", []string{"--input", "--output", "--error"})
+	case "setsid":
+		inner = skipOptions(args, "", nil)
+	case "ionice":
+		inner = skipOptions(args, "cnp", []string{"--class", "--classdata", "--pid"})
+	case "busybox", "toybox":
+		inner = args
+	case "flock":
+		inner = skipOptions(args, "wE", []string{"--timeout", "--conflict-exit-code"})
+		if len(inner) > 0 {
+			inner = inner[1:] // the lock file
+		}
+		if len(inner) > 0 && (inner[0].text == "-c" || inner[0].text == "--command") && len(inner) > 1 {
+			w := inner[1]
+			pl.inner = append(pl.inner, func() { c.nestedScript(w, "flock -c") })
+			return
+		}
+	case "watch":
+		inner = skipOptions(args, "nd", []string{"--interval", "--differences"})
+		if len(inner) > 0 {
+			w := concatWords(inner)
+			pl.inner = append(pl.inner, func() { c.nestedScript(w, "watch") })
+			return
+		}
+	case "chroot":
+		pl.transparent = false
+		pl.ask("chroot", "chroot changes the root directory")
+		inner = skipOptions(args, "", []string{"--userspec", "--groups"})
+		if len(inner) > 0 {
+			inner = inner[1:]
+		}
+	case "strace", "ltrace":
+		inner = skipOptions(args, "eoOpPsuUaSEI", nil)
+	}
+	if len(inner) == 0 {
+		if base == "exec" {
+			return // exec with only redirections
+		}
+		pl.transparent = false
+		return
+	}
+	pl.inner = append(pl.inner, func() { c.nested(inner, in) })
+}
+
+// privileged checks sudo and friends: their own rules apply, and so do the
+// rules of what they run.
+func (c *checker) privileged(base string, args []word, in stdin, pl *plan) {
+	pl.noArgCheck = true
+	var inner []word
+	switch base {
+	case "su":
+		for i := range args {
+			if v, ok := optValue(args, i, "-c", "--command"); ok {
+				pl.inner = append(pl.inner, func() { c.nestedScript(v, "su -c") })
+			}
+		}
+		return
+	case "sudo":
+		inner = skipOptions(args, "ugpCDrthUT", []string{"--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--host", "--other-user", "--command-timeout"})
+	case "doas":
+		inner = skipOptions(args, "uC", nil)
+	default:
+		inner = skipOptions(args, "u", []string{"--user"})
+	}
+	pl.ask(base, base+" runs a command with other privileges")
+	if len(inner) > 0 {
+		pl.inner = append(pl.inner, func() { c.nested(inner, in) })
+	}
+}
+
+// env checks env's assignments like prefix assignments and its command like
+// any other.
+func (c *checker) env(args []word, in stdin, pl *plan) {
+	pl.transparent, pl.noArgCheck = true, true
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if !args[i].static {
+			pl.ask(t, "env argument is not a literal")
+			return
+		}
+		switch {
+		case t == "--":
+			i++
+			goto done
+		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "--split-string="):
+			v, _ := optValue(args, i, "-S", "--split-string")
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "env -S") })
+			return
+		case t == "-u" || t == "--unset" || t == "-C" || t == "--chdir":
+			if t == "-C" || t == "--chdir" {
+				pl.ask(t, "env changes directory")
+			}
+			i++
+		case strings.HasPrefix(t, "-"):
+		case strings.Contains(t, "="):
+			n, v, _ := strings.Cut(t, "=")
+			pl.floor = append(pl.floor, c.assign(n, word{text: v, static: true})...)
+		default:
+			goto done
+		}
+	}
+done:
+	if i >= len(args) {
+		pl.transparent = false
+		pl.ask("env", "env without a command prints the environment (it may hold tokens)")
+		return
+	}
+	inner := args[i:]
+	pl.inner = append(pl.inner, func() { c.nested(inner, in) })
+}
+
+// find: -exec and friends run commands; -delete and -fprint write.
+func (c *checker) find(args []word, pl *plan) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch t {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
+				j++
+			}
+			inner := args[i+1 : j]
+			pl.ask(t, "find "+t+" runs a command for every file")
+			if len(inner) > 0 {
+				pl.inner = append(pl.inner, func() { c.nested(inner, stdin{}) })
+			}
+			i = j
+		case "-delete":
+			pl.ask(t, "find -delete deletes files")
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			pl.ask(t, "find "+t+" writes a file")
+			if i+1 < len(args) {
+				c.writeWord(args[i+1], pl)
+			}
+		}
+	}
+}
