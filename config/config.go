@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agent-lsp/agent-lsp/internal/tomlpos"
+	"github.com/agent-lsp/agent-lsp/permission"
 )
 
 // DefaultBaseURL is a local Ollama's OpenAI-compatible endpoint.
@@ -39,6 +42,11 @@ type Config struct {
 	MaxTokens    int `toml:"max_tokens"`
 	// RequestTimeout bounds a stalled stream (no byte for this long).
 	IdleTimeout Duration `toml:"idle_timeout"`
+
+	// Permissions are the [permissions.TOOL] tables; Rules the checked rule
+	// sets of both files, in the order they apply.
+	Permissions permission.Permissions `toml:"permissions"`
+	Rules       permission.Config      `toml:"-"`
 
 	// Files lists the configuration files that were read, for doctor.
 	Files []string `toml:"-"`
@@ -133,7 +141,7 @@ func Load(src Sources) (Config, []string, error) {
 		user = UserFile(getenv)
 	}
 	if user != "" {
-		err := decodeFile(user, &cfg, nil)
+		err := decodeFile(user, &cfg, nil, permission.FromUser)
 		switch {
 		case err == nil:
 			cfg.Files = append(cfg.Files, user)
@@ -145,11 +153,14 @@ func Load(src Sources) (Config, []string, error) {
 	if src.Workspace != "" {
 		var ws Config
 		wsFile := WorkspaceFile(src.Workspace)
-		err := decodeFile(wsFile, &ws, &warnings)
+		err := decodeFile(wsFile, &ws, &warnings, permission.FromWorkspace)
 		switch {
 		case err == nil:
 			cfg.Files = append(cfg.Files, wsFile)
 			cfg.mergeWorkspace(ws)
+			cfg.Rules.Sets = append(cfg.Rules.Sets, ws.Rules.Sets...)
+			cfg.Rules.Notes = append(cfg.Rules.Notes, ws.Rules.Notes...)
+			warnings = append(warnings, ws.Rules.Notes...)
 		case errors.Is(err, os.ErrNotExist):
 		default:
 			return cfg, nil, err
@@ -227,9 +238,10 @@ func firstEnv(getenv func(string) string, names ...string) string {
 }
 
 // decodeFile decodes one TOML file into cfg, reporting unknown keys with
-// their line. When warnings is not nil the file is a workspace file: keys
+// their line, and checks its permission rules (a *permission.ConfigError
+// on failure). When warnings is not nil the file is a workspace file: keys
 // it may not set are reported there and dropped.
-func decodeFile(path string, cfg *Config, warnings *[]string) error {
+func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.Origin) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -244,12 +256,18 @@ func decodeFile(path string, cfg *Config, warnings *[]string) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return &Error{File: path, Line: KeyLine(data, k), Key: k.String(), Msg: "unknown key"}
+		return &Error{File: path, Line: tomlpos.KeyLine(data, k), Key: k.String(), Msg: "unknown key"}
 	}
+	rs, notes, err := permission.ParseRuleSet(path, data, origin)
+	if err != nil {
+		return err
+	}
+	cfg.Rules.Sets = append(cfg.Rules.Sets, rs)
+	cfg.Rules.Notes = append(cfg.Rules.Notes, notes...)
 	if warnings != nil {
 		for _, k := range workspaceForbidden {
 			if md.IsDefined(k) {
-				*warnings = append(*warnings, (&Error{File: path, Line: KeyLine(data, toml.Key{k}), Key: k,
+				*warnings = append(*warnings, (&Error{File: path, Line: tomlpos.KeyLine(data, toml.Key{k}), Key: k,
 					Msg: "ignored: only the user's configuration may set it (a workspace must not choose where your requests and keys go)"}).Error())
 			}
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/agent-lsp/agent-lsp/permission"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,23 +120,30 @@ func TestWorkspaceCannotRedirectRequests(t *testing.T) {
 	}
 }
 
-func TestKeyLine(t *testing.T) {
+func TestPermissionRules(t *testing.T) {
 	t.Parallel()
-	doc := []byte("a = 1\n[permissions.bash]\ndefault = \"ask\"\n\"odd key\" = 2\n[x]\ny.z = 3\n")
-	cases := []struct {
-		key  []string
-		line int
-	}{
-		{[]string{"a"}, 1},
-		{[]string{"permissions", "bash"}, 2},
-		{[]string{"permissions", "bash", "default"}, 3},
-		{[]string{"permissions", "bash", "odd key"}, 4},
-		{[]string{"x", "y", "z"}, 6},
-		{[]string{"nope"}, 0},
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.toml")
+	write(t, user, "[permissions.bash]\nbuiltin = false\ndefault = \"ask\"\nallow = [\"ls*\"]\ndeny = [\"rm *\"]\n")
+	write(t, WorkspaceFile(dir), "[permissions.bash]\nallow = [\"curl *\"]\ndeny = [\"git push*\"]\n")
+	cfg, warn, err := Load(Sources{UserFile: user, Workspace: dir, Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range cases {
-		if got := KeyLine(doc, c.key); got != c.line {
-			t.Errorf("KeyLine(%v) = %d, want %d", c.key, got, c.line)
-		}
+	if len(cfg.Rules.Sets) != 2 || cfg.Rules.Sets[1].Origin != permission.FromWorkspace {
+		t.Fatalf("rule sets = %+v", cfg.Rules.Sets)
+	}
+	if len(warn) != 1 || !strings.Contains(warn[0], "allow ignored") {
+		t.Errorf("warnings = %q", warn)
+	}
+	write(t, user, "[permissions.bash]\ndefault = \"maybe\"\n")
+	_, _, err = Load(Sources{UserFile: user, Getenv: env(nil)})
+	if err == nil || !strings.Contains(err.Error(), "user.toml:2") {
+		t.Errorf("bad verdict: %v", err)
+	}
+	write(t, user, "[permissions.bash]\nalow = [\"ls\"]\n")
+	_, _, err = Load(Sources{UserFile: user, Getenv: env(nil)})
+	if err == nil || !strings.Contains(err.Error(), "user.toml:2: permissions.bash.alow: unknown key") {
+		t.Errorf("unknown key: %v", err)
 	}
 }

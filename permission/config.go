@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agent-lsp/agent-lsp/internal/tomlpos"
 )
 
 // ToolRules is one `[permissions.TOOL]` table. For bash the patterns are
@@ -135,7 +136,7 @@ func ParseRuleSet(name string, data []byte, origin Origin) (RuleSet, []string, e
 		if len(k) == 0 || k[0] != "permissions" {
 			continue // another part of the configuration owns it
 		}
-		errs = append(errs, &ConfigError{File: name, Line: keyLine(data, k), Key: k.String(), Msg: "unknown key"})
+		errs = append(errs, &ConfigError{File: name, Line: tomlpos.KeyLine(data, k), Key: k.String(), Msg: "unknown key"})
 	}
 	var notes []string
 	tools := make([]string, 0, len(f.Permissions))
@@ -147,7 +148,7 @@ func ParseRuleSet(name string, data []byte, origin Origin) (RuleSet, []string, e
 		tr := f.Permissions[t]
 		key := toml.Key{"permissions", t}
 		if !known(t) {
-			errs = append(errs, &ConfigError{File: name, Line: keyLine(data, key), Key: key.String(),
+			errs = append(errs, &ConfigError{File: name, Line: tomlpos.KeyLine(data, key), Key: key.String(),
 				Msg: "unknown tool (known: " + strings.Join(KnownTools, ", ") + ")"})
 			continue
 		}
@@ -158,13 +159,13 @@ func ParseRuleSet(name string, data []byte, origin Origin) (RuleSet, []string, e
 			for _, p := range l.pats {
 				if msg := checkPattern(t, p); msg != "" {
 					k := append(append(toml.Key{}, key...), l.name)
-					errs = append(errs, &ConfigError{File: name, Line: keyLine(data, k), Key: k.String(), Msg: msg})
+					errs = append(errs, &ConfigError{File: name, Line: tomlpos.KeyLine(data, k), Key: k.String(), Msg: msg})
 				}
 			}
 		}
 		if origin == FromWorkspace && len(tr.Allow) > 0 {
 			notes = append(notes, fmt.Sprintf("%s:%d: %s.allow ignored: a workspace file can only tighten permissions",
-				name, keyLine(data, append(append(toml.Key{}, key...), "allow")), key))
+				name, tomlpos.KeyLine(data, append(append(toml.Key{}, key...), "allow")), key))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -196,60 +197,4 @@ func checkPattern(tool, p string) string {
 		return fmt.Sprintf("pattern %q is not a valid path glob", p)
 	}
 	return ""
-}
-
-// keyLine finds the line where a dotted key is defined, since the TOML
-// decoder does not expose key positions. It follows [table] headers and
-// dotted keys; it returns 0 when it cannot tell.
-func keyLine(data []byte, key toml.Key) int {
-	want := key.String()
-	table := ""
-	fallback := 0
-	for i, line := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" || t[0] == '#' {
-			continue
-		}
-		if strings.HasPrefix(t, "[") {
-			h := strings.Trim(t, "[] \t")
-			if j := strings.Index(h, "]"); j >= 0 {
-				h = h[:j]
-			}
-			table = normKey(h)
-			if table == want {
-				return i + 1
-			}
-			continue
-		}
-		k, _, ok := strings.Cut(t, "=")
-		if !ok {
-			continue
-		}
-		full := normKey(k)
-		if table != "" {
-			full = table + "." + full
-		}
-		if full == want {
-			return i + 1
-		}
-		if fallback == 0 && normKey(k) == normKey(key[len(key)-1]) {
-			fallback = i + 1
-		}
-	}
-	return fallback
-}
-
-// normKey turns `a . "b" . c` into `a.b.c`.
-func normKey(k string) string {
-	parts := strings.Split(k, ".")
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if u, err := strconv.Unquote(p); err == nil {
-			p = u
-		} else {
-			p = strings.Trim(p, "'")
-		}
-		parts[i] = p
-	}
-	return strings.Join(parts, ".")
 }
