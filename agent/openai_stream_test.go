@@ -215,7 +215,7 @@ func TestOpenAIStreamErrors(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name, body, want string
-		truncated       bool
+		truncated        bool
 	}{
 		{"error object first", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n" +
 			`data: {"error":{"message":"upstream overloaded","code":502}}` + "\n\n", "upstream overloaded", false},
