@@ -367,8 +367,8 @@ func (a *accumulator) end() *MessageEnd {
 	seen := map[string]bool{}
 	for i, c := range a.calls {
 		id := c.id
-		for id == "" || seen[id] {
-			id = fmt.Sprintf("call_%d_%d", i, len(seen))
+		for n := 1; id == "" || seen[id]; n++ {
+			id = fmt.Sprintf("call_%d_%d", i, n) // a server repeated an id
 		}
 		seen[id] = true
 		tc := ToolCall{ID: id, Name: string(c.name), Arguments: string(c.args)}
