@@ -201,10 +201,12 @@ func (b *idleBody) Close() error {
 
 // sseFilter passes go-openai only "data:" lines and blank lines. go-openai
 // feeds every other line (": keep-alive" comments, "event:", "id:") into an
-// error accumulator that it never resets, so an error object arriving after
-// them fails to parse and is lost; comments also count towards its
-// EmptyMessagesLimit. After "event: error", a data object without an
-// "error" key is wrapped in one so go-openai reports it. The filter also
+// error accumulator that it never resets (memory grows with every
+// keep-alive) and that corrupts the error object which follows them;
+// comments also count towards its EmptyMessagesLimit. Error objects are
+// therefore all left to the accumulator: a data line starting {"error": is
+// respaced so go-openai returns it as a chunk, and after "event: error" a
+// data object without an "error" key is wrapped in one. The filter also
 // records "data: [DONE]" in the probe, and ends a last line without a
 // newline with one so go-openai does not drop it.
 type sseFilter struct {
@@ -269,8 +271,14 @@ func (f *sseFilter) filter(line []byte) []byte {
 				Error json.RawMessage `json:"error"`
 			}
 			if json.Unmarshal(payload, &probe) == nil && probe.Error == nil {
-				return append(append([]byte(`data: {"error":`), payload...), "}\n"...)
+				return append(append([]byte(`data: { "error":`), payload...), "}\n"...)
 			}
+		}
+		if bytes.HasPrefix(payload, []byte(`{"error":`)) {
+			// Hide it from go-openai's error path, which loses errors
+			// that are not {"message": "..."} objects; the accumulator
+			// reads them all.
+			return append([]byte("data: { "), append(payload[1:], '\n')...)
 		}
 		return line
 	case bytes.HasPrefix(trimmed, []byte("event:")):

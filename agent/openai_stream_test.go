@@ -225,6 +225,7 @@ func TestOpenAIStreamErrors(t *testing.T) {
 			"Token limit reached", false},
 		{"event: error after comments", ": keep-alive\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n: x\n\n" +
 			"event: error\ndata: {\"error\":{\"message\":\"validation failed\",\"code\":\"tool_use_failed\"}}\n\n", "validation failed", false},
+		{"error as a string after finish", sse(`{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}]}`, `{"error":"overloaded"}`), "overloaded", false},
 		{"event: error with a bare object", "event: error\ndata: {\"message\":\"quota exceeded\"}\n\n", "quota exceeded", false},
 		{"cut before [DONE] without finish reason", "data: " + tc(`"index":0,"id":"a","function":{"name":"rm","arguments":"{\"path\":"}`) + "\n\n", "before the reply was complete", true},
 		{"cut inside a line", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choi", "malformed", false},
