@@ -97,7 +97,8 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 func (p *OpenAI) Stream(ctx context.Context, req Request) (Stream, error) {
 	probe := &wireProbe{}
 	rctx, cancel := context.WithCancel(context.WithValue(ctx, probeKey{}, probe))
-	s, err := p.client.CreateChatCompletionStream(rctx, p.request(req))
+	creq := p.request(req)
+	s, err := p.client.CreateChatCompletionStream(rctx, creq)
 	if err != nil {
 		cancel()
 		if ctx.Err() != nil {
@@ -105,7 +106,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request) (Stream, error) {
 		}
 		return nil, p.startError(err, int(probe.attempts.Load()))
 	}
-	return &openaiStream{p: p, ctx: ctx, cancel: cancel, raw: s, probe: probe, acc: newAccumulator()}, nil
+	return &openaiStream{p: p, ctx: ctx, rctx: rctx, cancel: cancel, req: creq, raw: s, probe: probe, acc: newAccumulator()}, nil
 }
 
 // request translates the harness's request to go-openai's.

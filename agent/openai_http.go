@@ -24,13 +24,15 @@ const (
 // errIdle cancels a request whose server sent nothing for IdleTimeout.
 var errIdle = errors.New("idle timeout")
 
-// wireProbe is what the transport learns about one request that go-openai
-// does not tell: the attempts made and whether the stream ended with
-// "data: [DONE]" (go-openai reports both that and a bare EOF as io.EOF).
-// It travels in the request context, from Stream to the transport.
+// wireProbe is what the transport learns about one reply that go-openai
+// does not tell: the attempts made (all requests of one Stream share the
+// retry budget), the stream bytes received, and whether the stream ended
+// with "data: [DONE]" (go-openai reports both that and a bare EOF as
+// io.EOF). It travels in the request context, from Stream to the transport.
 type wireProbe struct {
-	attempts atomic.Int32
-	done     atomic.Bool
+	attempts  atomic.Int32
+	bodyBytes atomic.Int64
+	done      atomic.Bool
 }
 
 type probeKey struct{}
@@ -52,8 +54,9 @@ func probeFrom(ctx context.Context) *wireProbe {
 //     for tool results and some reject for assistant tool-call messages.
 //  3. 429 and 5xx (but 501) responses and failures before a response are
 //     retried with exponential backoff and jitter, honouring Retry-After.
-//     A retry happens before go-openai sees any byte, so never mid-stream.
-//     Connection refused is not retried: nothing is listening.
+//     A retry happens before go-openai sees any byte, so never mid-stream
+//     (openaiStream also retries a 2xx stream that ends before its first
+//     byte). Connection refused is not retried: nothing is listening.
 //  4. No byte for IdleTimeout, waiting for headers or inside the body,
 //     aborts the request with errIdle.
 //  5. The body of a successful response passes through sseFilter.
@@ -79,7 +82,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		body = fillContent(b)
 	}
-	for attempt := 0; ; attempt++ {
+	for {
 		r := req.Clone(ctx)
 		for k, v := range t.headers {
 			r.Header.Set(k, v)
@@ -89,7 +92,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.ContentLength = int64(len(body))
 			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
-		probe.attempts.Add(1)
+		attempt := int(probe.attempts.Add(1))
 		resp, err := t.once(r, probe)
 		retry := false
 		if err != nil {
@@ -98,10 +101,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			retry = resp.StatusCode == http.StatusTooManyRequests ||
 				resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented
 		}
-		if !retry || attempt >= t.maxRetries {
+		if !retry || attempt > t.maxRetries {
 			return resp, err
 		}
-		delay := t.backoff(attempt, resp)
+		delay := t.backoff(attempt-1, resp)
 		if resp != nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
@@ -238,6 +241,7 @@ func (f *sseFilter) readLine() ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := f.br.ReadSlice('\n')
+		f.probe.bodyBytes.Add(int64(len(frag)))
 		line = append(line, frag...)
 		if err != bufio.ErrBufferFull {
 			return line, err

@@ -19,8 +19,10 @@ import (
 // (OpenRouter, corpus 026).
 type openaiStream struct {
 	p       *OpenAI
-	ctx     context.Context
+	ctx     context.Context // the caller's
+	rctx    context.Context // the requests', carrying the probe
 	cancel  context.CancelFunc
+	req     openai.ChatCompletionRequest
 	raw     *openai.ChatCompletionStream
 	probe   *wireProbe
 	acc     *accumulator
@@ -41,7 +43,11 @@ func (s *openaiStream) Recv() (StreamEvent, error) {
 		}
 		line, err := s.raw.RecvRaw()
 		if err != nil {
-			s.stop(s.streamEnd(err))
+			if s.retryable(err) {
+				s.reopen()
+			} else {
+				s.stop(s.streamEnd(err))
+			}
 			continue
 		}
 		evs, err := s.acc.add(line)
@@ -51,6 +57,35 @@ func (s *openaiStream) Recv() (StreamEvent, error) {
 		}
 		s.pending = evs
 	}
+}
+
+// retryable says whether a failed stream may be requested again: it failed
+// before its first byte (a server that closes right after the headers),
+// not by the idle timeout, within the retry budget.
+func (s *openaiStream) retryable(err error) bool {
+	return s.ctx.Err() == nil && s.probe.bodyBytes.Load() == 0 && !errors.Is(err, errIdle) &&
+		int(s.probe.attempts.Load()) <= s.p.transport.maxRetries
+}
+
+// reopen waits the backoff and requests the reply again.
+func (s *openaiStream) reopen() {
+	_ = s.raw.Close()
+	attempts := int(s.probe.attempts.Load())
+	if err := s.p.transport.sleep(s.ctx, s.p.transport.backoff(attempts-1, nil)); err != nil {
+		s.err = err
+		s.cancel()
+		return
+	}
+	raw, err := s.p.client.CreateChatCompletionStream(s.rctx, s.req)
+	if err != nil {
+		s.err = s.p.startError(err, int(s.probe.attempts.Load()))
+		if s.ctx.Err() != nil {
+			s.err = s.ctx.Err()
+		}
+		s.cancel()
+		return
+	}
+	s.raw = raw
 }
 
 // stop records the terminal error and releases the connection.

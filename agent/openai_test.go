@@ -252,7 +252,9 @@ func TestOpenAIConnectionRefused(t *testing.T) {
 
 func TestOpenAIConnectionDropped(t *testing.T) {
 	t.Parallel()
+	var calls atomic.Int32
 	p := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, `data: {"choices":[{"delta":{"content":"par"}}]}`+"\n\n")
 		w.(http.Flusher).Flush()
@@ -266,6 +268,32 @@ func TestOpenAIConnectionDropped(t *testing.T) {
 	r := collect(t, p)
 	if !errors.Is(r.err, ErrProvider) || r.end != nil || r.text != "par" {
 		t.Fatalf("err = %v, end = %v, text %q", r.err, r.end, r.text)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d attempts: a reply already under way must not be retried", calls.Load())
+	}
+}
+
+func TestOpenAIEmptyStreamRetried(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	p := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			// Headers, then the connection closes before the first byte.
+			conn, buf, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+			buf.Flush()
+			conn.Close()
+			return
+		}
+		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"second"},"finish_reason":"stop"}]}`))
+	}, OpenAIConfig{})
+	if end := mustEnd(t, collect(t, p)); end.Message.Content != "second" || calls.Load() != 2 {
+		t.Fatalf("content %q after %d attempts", end.Message.Content, calls.Load())
 	}
 }
 
