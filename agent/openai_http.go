@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -96,7 +97,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := t.once(r, probe)
 		retry := false
 		if err != nil {
-			retry = ctx.Err() == nil && !errors.Is(err, errIdle) && !errors.Is(err, syscall.ECONNREFUSED)
+			retry = ctx.Err() == nil && transient(err)
 		} else {
 			retry = resp.StatusCode == http.StatusTooManyRequests ||
 				resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented
@@ -136,8 +137,22 @@ func (t *transport) once(r *http.Request, probe *wireProbe) (*http.Response, err
 	return resp, nil
 }
 
+// transient says whether a failure before any response may pass if tried
+// again: the connection was reset or closed, or a dial timed out. Refused
+// connections, DNS and TLS errors, and the idle timeout are not.
+func transient(err error) bool {
+	if errors.Is(err, errIdle) || errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, syscall.EPIPE) || errors.As(err, &ne) && ne.Timeout()
+}
+
 // backoff is the wait before attempt+1: Retry-After when the server gives
-// one (capped at maxRetryAfter), else base·2^attempt with full jitter.
+// one (capped at maxRetryAfter), else base·2^attempt, jittered over its
+// upper half.
 func (t *transport) backoff(attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {

@@ -134,3 +134,23 @@ func TestOpenAI503Exhausted(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenAIClosedBeforeResponseRetried(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	p := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			conn.Close() // no status line at all
+			return
+		}
+		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`))
+	}, OpenAIConfig{})
+	if end := mustEnd(t, collect(t, p)); end.Message.Content != "ok" || calls.Load() != 2 {
+		t.Fatalf("content %q after %d attempts", end.Message.Content, calls.Load())
+	}
+}
