@@ -217,7 +217,7 @@ func (p *OpenAI) startError(err error, attempts int) error {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return p.fail(status, err, "the server at %s rejected the API key for model %q (HTTP %d%s); set AGENT_LSP_API_KEY", base, model, status, detail)
 	case status == http.StatusNotFound:
-		return p.fail(status, err, "the server at %s answered 404 for model %q%s: either the model is not found there, or the base URL is wrong (it usually ends in /v1, e.g. http://localhost:11434/v1)", base, model, detail)
+		return p.fail(status, err, "the server at %s answered 404 for model %q (HTTP 404%s): either the model is not there, or the base URL is wrong (it usually ends in /v1, e.g. http://localhost:11434/v1)", base, model, detail)
 	case status == http.StatusTooManyRequests:
 		return p.fail(status, err, "the server at %s is rate limiting requests for model %q (HTTP 429%s)%s", base, model, detail, tries)
 	case status >= 500:

@@ -223,6 +223,7 @@ func TestOpenAIStatusErrors(t *testing.T) {
 			if !errors.Is(r.err, ErrProvider) {
 				t.Fatalf("err = %v, want ErrProvider", r.err)
 			}
+			t.Log(r.err)
 			for _, want := range append(c.want, p.cfg.BaseURL) {
 				if !strings.Contains(r.err.Error(), want) {
 					t.Errorf("%q does not mention %q", r.err, want)
