@@ -4,4 +4,4 @@ go 1.26.0
 
 require github.com/google/jsonschema-go v0.4.3
 
-require github.com/sashabaranov/go-openai v1.43.0 // indirect
+require github.com/sashabaranov/go-openai v1.43.0

@@ -356,3 +356,14 @@ func TestOpenAIContextCancel(t *testing.T) {
 		t.Fatalf("cancel during backoff: %v", err)
 	}
 }
+
+func TestOpenAIRequestMaxTokens(t *testing.T) {
+	t.Parallel()
+	for model, wantCompletion := range map[string]bool{"llama3.1:8b": false, "gpt-4o": false, "gpt-5-mini": true, "o3": true} {
+		p := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: model})
+		r := p.request(Request{MaxTokens: 64})
+		if got := r.MaxCompletionTokens == 64 && r.MaxTokens == 0; got != wantCompletion {
+			t.Errorf("%s: max_tokens %d, max_completion_tokens %d", model, r.MaxTokens, r.MaxCompletionTokens)
+		}
+	}
+}
