@@ -42,6 +42,7 @@ type accumulator struct {
 	finish     string
 	finishSeen bool
 	usage      Usage
+	chunks     int // data lines decoded
 }
 
 func newAccumulator() *accumulator {
@@ -68,8 +69,9 @@ func (a *accumulator) add(line []byte) ([]StreamEvent, error) {
 	if msg, ok := errorMessage(c.Error); ok {
 		return nil, &streamError{msg: msg}
 	}
-	if c.Usage != nil {
-		a.usage = c.Usage.toUsage()
+	a.chunks++
+	if u := c.Usage; u != nil && (u.PromptTokens != nil || u.CompletionTokens != nil) {
+		a.usage = u.toUsage() // the last report wins
 	}
 	var evs []StreamEvent
 	for i := range c.Choices {

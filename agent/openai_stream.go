@@ -106,6 +106,9 @@ func (s *openaiStream) streamEnd(err error) error {
 			s.pending = append(s.pending, StreamEvent{Type: EventMessageEnd, End: s.acc.end()})
 			return io.EOF
 		}
+		if s.acc.chunks == 0 {
+			return s.p.fail(0, ErrTruncated, "the server at %s answered without any stream events (does it support \"stream\": true on /chat/completions?)", base)
+		}
 		return s.p.fail(0, ErrTruncated, "the server at %s closed the stream before the reply was complete (no finish_reason and no [DONE])", base)
 	}
 	if errors.Is(err, errIdle) {

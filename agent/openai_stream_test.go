@@ -122,7 +122,8 @@ func TestOpenAIStreamVariants(t *testing.T) {
 			name: "usage in every chunk: the last wins",
 			body: sse(
 				`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
-				`{"choices":[{"delta":{"content":"b"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`),
+				`{"choices":[{"delta":{"content":"b"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`,
+				`{"choices":[],"usage":{}}`),
 			text: "ab", stop: StopLength, raw: "length", usage: Usage{InputTokens: 5, OutputTokens: 2},
 		},
 		{
@@ -230,6 +231,7 @@ func TestOpenAIStreamErrors(t *testing.T) {
 		{"cut before [DONE] without finish reason", "data: " + tc(`"index":0,"id":"a","function":{"name":"rm","arguments":"{\"path\":"}`) + "\n\n", "before the reply was complete", true},
 		{"cut inside a line", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choi", "malformed", false},
 		{"not JSON", "data: hello\n\n", "malformed", false},
+		{"JSON instead of a stream", `{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}]}`, "without any stream events", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
