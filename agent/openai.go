@@ -104,7 +104,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request) (Stream, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, p.startError(err, int(probe.attempts.Load()))
+		return nil, p.startError(err, probe)
 	}
 	return &openaiStream{p: p, ctx: ctx, rctx: rctx, cancel: cancel, req: creq, raw: s, probe: probe, acc: newAccumulator()}, nil
 }
@@ -206,12 +206,15 @@ func (p *OpenAI) fail(status int, cause error, format string, args ...any) *Prov
 }
 
 // startError describes a request that got no stream.
-func (p *OpenAI) startError(err error, attempts int) error {
+func (p *OpenAI) startError(err error, probe *wireProbe) error {
 	base, model := p.cfg.BaseURL, p.cfg.Model
 	status, detail := httpFailure(err)
 	tries := ""
-	if attempts > 1 {
-		tries = fmt.Sprintf(" after %d attempts", attempts)
+	if n := probe.attempts.Load(); n > 1 {
+		tries = fmt.Sprintf(" after %d attempts", n)
+	}
+	if d := time.Duration(probe.waitAsked.Load()); d > 0 {
+		tries += fmt.Sprintf("; it asks to wait %s before trying again", d.Round(time.Second))
 	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:

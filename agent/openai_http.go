@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	maxRetryAfter = 60 * time.Second // longer server hints are capped
+	maxRetryAfter = 60 * time.Second // a longer Retry-After ends the retries
 	maxBackoff    = 30 * time.Second
 	maxSSELine    = 16 << 20
 )
@@ -34,6 +34,7 @@ type wireProbe struct {
 	attempts  atomic.Int32
 	bodyBytes atomic.Int64
 	done      atomic.Bool
+	waitAsked atomic.Int64 // a Retry-After too long to honour
 }
 
 type probeKey struct{}
@@ -105,7 +106,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !retry || attempt > t.maxRetries {
 			return resp, err
 		}
-		delay := t.backoff(attempt-1, resp)
+		delay, ok := t.backoff(attempt-1, resp)
+		if !ok {
+			probe.waitAsked.Store(int64(delay))
+			return resp, err // the server asks for a longer wait than we give
+		}
 		if resp != nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
@@ -151,16 +156,17 @@ func transient(err error) bool {
 }
 
 // backoff is the wait before attempt+1: Retry-After when the server gives
-// one (capped at maxRetryAfter), else base·2^attempt, jittered over its
-// upper half.
-func (t *transport) backoff(attempt int, resp *http.Response) time.Duration {
+// one, else base·2^attempt, jittered over its upper half. It is not ok when
+// Retry-After exceeds maxRetryAfter (a spent daily quota, say): waiting
+// less would be refused again, waiting longer would look like a hang.
+func (t *transport) backoff(attempt int, resp *http.Response) (time.Duration, bool) {
 	if resp != nil {
 		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return min(d, maxRetryAfter)
+			return d, d <= maxRetryAfter
 		}
 	}
 	d := min(t.baseDelay<<min(attempt, 20), maxBackoff)
-	return d/2 + rand.N(d/2+1)
+	return d/2 + rand.N(d/2+1), true
 }
 
 // retryAfter parses a Retry-After value: seconds or an HTTP date.

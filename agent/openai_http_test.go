@@ -85,11 +85,11 @@ func TestRetryAfterParse(t *testing.T) {
 	}
 	tr := &transport{baseDelay: time.Second}
 	resp := &http.Response{Header: http.Header{"Retry-After": {"86400"}}}
-	if d := tr.backoff(0, resp); d != maxRetryAfter {
-		t.Errorf("a day-long Retry-After gives %v, want the cap %v", d, maxRetryAfter)
+	if d, ok := tr.backoff(0, resp); ok || d != 24*time.Hour {
+		t.Errorf("a day-long Retry-After gives %v, %v; want no retry", d, ok)
 	}
 	for attempt := range 8 {
-		d := tr.backoff(attempt, nil)
+		d, _ := tr.backoff(attempt, nil)
 		hi := min(time.Second<<attempt, maxBackoff)
 		if d < hi/2 || d > hi {
 			t.Errorf("backoff(%d) = %v, want in [%v, %v]", attempt, d, hi/2, hi)
@@ -152,5 +152,25 @@ func TestOpenAIClosedBeforeResponseRetried(t *testing.T) {
 	}, OpenAIConfig{})
 	if end := mustEnd(t, collect(t, p)); end.Message.Content != "ok" || calls.Load() != 2 {
 		t.Fatalf("content %q after %d attempts", end.Message.Content, calls.Load())
+	}
+}
+
+func TestOpenAIRetryAfterTooLong(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	p := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"message":"daily quota exceeded"}}`)
+	}, OpenAIConfig{})
+	r := collect(t, p)
+	if !errors.Is(r.err, ErrProvider) || calls.Load() != 1 {
+		t.Fatalf("err = %v after %d attempts; want a 429 error at once", r.err, calls.Load())
+	}
+	for _, want := range []string{"rate limiting", "daily quota exceeded", "wait 1h0m0s"} {
+		if !strings.Contains(r.err.Error(), want) {
+			t.Errorf("%q does not mention %q", r.err, want)
+		}
 	}
 }

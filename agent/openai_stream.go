@@ -71,14 +71,15 @@ func (s *openaiStream) retryable(err error) bool {
 func (s *openaiStream) reopen() {
 	_ = s.raw.Close()
 	attempts := int(s.probe.attempts.Load())
-	if err := s.p.transport.sleep(s.ctx, s.p.transport.backoff(attempts-1, nil)); err != nil {
+	delay, _ := s.p.transport.backoff(attempts-1, nil)
+	if err := s.p.transport.sleep(s.ctx, delay); err != nil {
 		s.err = err
 		s.cancel()
 		return
 	}
 	raw, err := s.p.client.CreateChatCompletionStream(s.rctx, s.req)
 	if err != nil {
-		s.err = s.p.startError(err, int(s.probe.attempts.Load()))
+		s.err = s.p.startError(err, s.probe)
 		if s.ctx.Err() != nil {
 			s.err = s.ctx.Err()
 		}
