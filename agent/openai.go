@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,7 +20,8 @@ type OpenAIConfig struct {
 	// BaseURL ends in /v1, e.g. http://localhost:11434/v1; the adapter
 	// posts to BaseURL + "/chat/completions".
 	BaseURL string
-	Model   string
+	// Model is the model name the server knows, e.g. "qwen3:8b".
+	Model string
 	// APIKey is sent as "Authorization: Bearer"; empty sends none.
 	APIKey string
 	// Headers are added to every request (and win over the defaults).
@@ -74,7 +76,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	}
 	t := &transport{
 		base:       base,
-		headers:    cfg.Headers,
+		headers:    maps.Clone(cfg.Headers),
 		idle:       cfg.IdleTimeout,
 		maxRetries: cfg.MaxRetries,
 		baseDelay:  cfg.RetryBaseDelay,
