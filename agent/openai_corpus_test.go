@@ -60,8 +60,18 @@ func wantStop(w corpusWant, raw string) StopReason {
 
 // TestOpenAICorpus replays every recorded stream through a real HTTP server
 // and the adapter, and checks text, reasoning, refusal, tool calls, finish
-// reason and usage against INDEX.tsv. Rows with an error expect the stream
-// to fail with the server's message.
+// reason (raw and normalised) and usage against INDEX.tsv. A field the row
+// does not give must be empty (no reasoning, no calls, no usage). Special
+// rows:
+//   - 008 (n=3): the adapter keeps choice 0, so choice0's text is expected.
+//   - 026, 029 (error=...): the stream must fail; text and reasoning are
+//     checked on the deltas before the error, finish and calls on the
+//     accumulator at the error (there is no MessageEnd).
+//   - 041 (finish=null, ends with [DONE]): a complete reply, RawStopReason "".
+//   - 045 (no [DONE], finish_reason seen): a complete reply.
+//   - total tokens are not checked: Usage has no total, and rows 012, 042
+//     and 043 report a total above prompt+completion (reasoning tokens).
+//   - 021 (completion:null): 0 output tokens.
 func TestOpenAICorpus(t *testing.T) {
 	t.Parallel()
 	rows := corpusRows(t)
@@ -104,9 +114,21 @@ func TestOpenAICorpus(t *testing.T) {
 			r := collect(t, p)
 			checkText(t, w, "reasoning", r.reasoning)
 			checkText(t, w, "text", r.text)
+			raw := strings.TrimSuffix(w.fields["finish"], "null")
 			if w.err {
 				if !errors.Is(r.err, ErrProvider) || r.end != nil {
 					t.Fatalf("err = %v, end = %+v; want the stream to fail", r.err, r.end)
+				}
+				// The failed reply has no MessageEnd; check what the
+				// accumulator held when the error arrived.
+				a := newAccumulator()
+				for _, line := range dataLines(body) {
+					if _, err := a.add(line); err != nil {
+						break
+					}
+				}
+				if a.finish != raw || len(a.calls) != len(w.calls) {
+					t.Errorf("before the error: finish %q, %d calls; want %q, %d", a.finish, len(a.calls), raw, len(w.calls))
 				}
 				return
 			}
@@ -120,7 +142,6 @@ func TestOpenAICorpus(t *testing.T) {
 					t.Errorf("call %d\n got %q\nwant %q", i, end.Message.ToolCalls[i], w.calls[i])
 				}
 			}
-			raw := strings.TrimSuffix(w.fields["finish"], "null")
 			if end.RawStopReason != raw || end.StopReason != wantStop(w, raw) {
 				t.Errorf("finish %q (%q), want %q (%q)", end.StopReason, end.RawStopReason, wantStop(w, raw), raw)
 			}
