@@ -135,8 +135,9 @@ func (a *accumulator) addChoice(ch *rawChoice, evs []StreamEvent) []StreamEvent 
 //     different non-empty id (Ollama puts every call on index 0), which
 //     starts a new call.
 //  2. Without an index: the call with the same id; a new id opens a call.
-//     Without id either, a name opens a new call once the current call has
-//     arguments; anything else continues the current call.
+//     Without id either, a name opens a new call (servers that omit both
+//     send whole calls, so a name is never a fragment there); anything
+//     else continues the current call.
 //  3. An empty or null id, name or arguments never overwrites what is known.
 //  4. A call with no id gets call_<n>, unique within the reply.
 func (a *accumulator) addToolCall(tc *rawToolCall) *callAcc {
@@ -164,7 +165,7 @@ func (a *accumulator) addToolCall(tc *rawToolCall) *callAcc {
 		switch {
 		case id != "":
 			c = a.byID[id]
-		case name != "" && a.last != nil && a.last.argBytes > 0:
+		case name != "" && a.last != nil && len(a.last.name) > 0:
 			c = nil
 		default:
 			c = a.last

@@ -47,8 +47,10 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				tc(`"function":{"name":"read","arguments":"{\"p\""}`),
 				tc(`"function":{"arguments":":1}"}`),
 				tc(`"function":{"name":"grep","arguments":"{}"}`),
+				tc(`"function":{"name":"pwd","arguments":""}`),
+				tc(`"function":{"name":"ls","arguments":"{}"}`),
 				finishTools),
-			calls: []ToolCall{{"call_0", "read", `{"p":1}`}, {"call_1", "grep", `{}`}},
+			calls: []ToolCall{{"call_0", "read", `{"p":1}`}, {"call_1", "grep", `{}`}, {"call_2", "pwd", ``}, {"call_3", "ls", `{}`}},
 			stop:  StopToolCalls, raw: "tool_calls",
 		},
 		{
