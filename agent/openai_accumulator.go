@@ -70,13 +70,13 @@ func (a *accumulator) add(line []byte) ([]StreamEvent, error) {
 		return nil, &streamError{msg: msg}
 	}
 	a.chunks++
-	if u := c.Usage; u != nil && (u.PromptTokens != nil || u.CompletionTokens != nil) {
+	if u := c.Usage; u != nil && (u.PromptTokens.set || u.CompletionTokens.set) {
 		a.usage = u.toUsage() // the last report wins
 	}
 	var evs []StreamEvent
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		if ch.Index != nil && *ch.Index != 0 {
+		if ch.Index.set && ch.Index.n != 0 {
 			continue // n>1: only the first choice is the reply
 		}
 		evs = a.addChoice(ch, evs)
@@ -153,8 +153,8 @@ func (a *accumulator) addToolCall(tc *rawToolCall) *callAcc {
 		args = argumentsText(f.Arguments)
 	}
 	var c *callAcc
-	if tc.Index != nil {
-		c = a.byIndex[*tc.Index]
+	if tc.Index.set {
+		c = a.byIndex[tc.Index.n]
 		if c != nil && id != "" && id != c.id && (!c.synthetic || c.argBytes > 0 && name != "") {
 			c = nil
 		}
@@ -181,8 +181,8 @@ func (a *accumulator) addToolCall(tc *rawToolCall) *callAcc {
 			c.truncated = true
 		}
 	}
-	if tc.Index != nil {
-		a.byIndex[*tc.Index] = c
+	if tc.Index.set {
+		a.byIndex[tc.Index.n] = c
 	}
 	a.last = c
 	if id != "" && (c.id == "" || c.synthetic) && a.byID[id] == nil {

@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +17,7 @@ type rawChunk struct {
 }
 
 type rawChoice struct {
-	Index        *int     `json:"index"`
+	Index        looseInt `json:"index"`
 	Delta        rawDelta `json:"delta"`
 	Text         *string  `json:"text"`
 	FinishReason *string  `json:"finish_reason"`
@@ -31,8 +33,8 @@ type rawDelta struct {
 }
 
 type rawToolCall struct {
-	Index    *int    `json:"index"`
-	ID       *string `json:"id"`
+	Index    looseInt `json:"index"`
+	ID       *string  `json:"id"`
 	Function *struct {
 		Name      *string         `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -40,23 +42,17 @@ type rawToolCall struct {
 }
 
 type rawUsage struct {
-	PromptTokens        *int `json:"prompt_tokens"`
-	CompletionTokens    *int `json:"completion_tokens"`
+	PromptTokens        looseInt `json:"prompt_tokens"`
+	CompletionTokens    looseInt `json:"completion_tokens"`
 	PromptTokensDetails *struct {
-		CachedTokens *int `json:"cached_tokens"`
+		CachedTokens looseInt `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
 }
 
 func (u *rawUsage) toUsage() Usage {
-	var out Usage
-	if u.PromptTokens != nil {
-		out.InputTokens = *u.PromptTokens
-	}
-	if u.CompletionTokens != nil {
-		out.OutputTokens = *u.CompletionTokens
-	}
-	if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
-		out.CachedInputTokens = *d.CachedTokens
+	out := Usage{InputTokens: u.PromptTokens.n, OutputTokens: u.CompletionTokens.n}
+	if d := u.PromptTokensDetails; d != nil {
+		out.CachedInputTokens = d.CachedTokens.n
 	}
 	return out
 }
@@ -163,4 +159,19 @@ func errorMessage(raw json.RawMessage) (string, bool) {
 		return s, true
 	}
 	return string(raw), true
+}
+
+// looseInt decodes a JSON number (12 or 12.0), a numeric string or null; a
+// value of another type reads as absent rather than failing the chunk.
+type looseInt struct {
+	n   int
+	set bool
+}
+
+func (l *looseInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= math.MinInt32 && f <= math.MaxInt32 {
+		l.n, l.set = int(f), true
+	}
+	return nil
 }

@@ -129,6 +129,14 @@ func TestOpenAIStreamVariants(t *testing.T) {
 			text: "ab", stop: StopLength, raw: "length", usage: Usage{InputTokens: 5, OutputTokens: 2},
 		},
 		{
+			name: "loosely typed numbers",
+			body: sse(
+				`{"choices":[{"index":"0","delta":{"tool_calls":[{"index":0.0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":7.0,"completion_tokens":"3","prompt_tokens_details":{"cached_tokens":true}}}`),
+			calls: []ToolCall{{"a", "f", "{}"}},
+			stop:  StopToolCalls, raw: "tool_calls", usage: Usage{InputTokens: 7, OutputTokens: 3},
+		},
+		{
 			name: "reasoning fields and content parts stay apart from text",
 			body: sse(
 				`{"choices":[{"delta":{"reasoning_content":"r1 "}}]}`,
