@@ -8,3 +8,5 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	mvdan.cc/sh/v3 v3.14.1
 )
+
+require github.com/sashabaranov/go-openai v1.43.0

@@ -97,4 +97,9 @@ type MessageEnd struct {
 	Refusal string
 	// Usage is the server's token count for this request, if reported.
 	Usage Usage
+	// TruncatedCalls lists the ids of tool calls the provider could not
+	// keep whole (arguments over its size cap, or too many calls). They
+	// are in Message.ToolCalls with empty Arguments; the loop must answer
+	// them with an error result instead of running them.
+	TruncatedCalls []string
 }
