@@ -8,7 +8,7 @@ import (
 
 // runCalls answers every call of one assistant message, in order, exactly
 // once. It returns a non-empty Ending when the run must stop after them.
-func (r *run) runCalls(ctx context.Context, calls []ToolCall, truncated bool) (Ending, string) {
+func (r *run) runCalls(ctx context.Context, calls []ToolCall, oversized []bool, truncated bool) (Ending, string) {
 	cfg := r.a.cfg
 	var ending Ending
 	var why string
@@ -26,6 +26,8 @@ func (r *run) runCalls(ctx context.Context, calls []ToolCall, truncated bool) (E
 			// A reply cut by the token limit may hold a call whose
 			// arguments parse but are incomplete: run none of them.
 			out = ToolOutput{Text: "not run: your reply was cut off by the output token limit, so this call may be incomplete. Send it again, with smaller arguments (for large files, write in parts with str_replace).", IsError: true}
+		case oversized[i]:
+			out = ToolOutput{Text: "not run: this call was too large to receive whole (over 1 MiB of arguments, or too many calls in one reply). Send smaller calls: write large files in parts.", IsError: true}
 		case i >= cfg.MaxCallsPerMessage:
 			out = ToolOutput{Text: fmt.Sprintf("not run: too many tool calls in one reply (at most %d run); resend the rest in your next reply", cfg.MaxCallsPerMessage), IsError: true}
 		case r.res.ToolCalls >= cfg.MaxToolCalls:

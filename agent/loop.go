@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -163,12 +164,17 @@ func (r *run) loop(ctx context.Context) Result {
 			return r.end(EndTurn, "")
 		}
 		nudged = false
+		// Mark oversized calls by position: their ids change below.
+		oversized := make([]bool, len(msg.ToolCalls))
+		for i, c := range msg.ToolCalls {
+			oversized[i] = slices.Contains(end.TruncatedCalls, c.ID)
+		}
 		r.s.assignIDs(msg.ToolCalls, r.res.Turns)
 		r.s.Append(msg)
 		if msg.Content != "" {
 			r.res.Text = msg.Content
 		}
-		if ending, why := r.runCalls(ctx, msg.ToolCalls, end.StopReason == StopLength); ending != "" {
+		if ending, why := r.runCalls(ctx, msg.ToolCalls, oversized, end.StopReason == StopLength); ending != "" {
 			return r.end(ending, why)
 		}
 		if r.res.ToolCalls >= cfg.MaxToolCalls {

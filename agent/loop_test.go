@@ -391,3 +391,20 @@ func TestNoToolsSession(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 }
+
+func TestOversizedCallIsAnsweredNotRun(t *testing.T) {
+	t.Parallel()
+	tt := &testTools{}
+	fake := agenttest.NewFake(
+		agenttest.Turn{Calls: []agent.ToolCall{call("dup", "echo", `{"a":1}`), call("big", "echo", ``)}, Oversized: []string{"big"}},
+		agenttest.Turn{Calls: []agent.ToolCall{call("dup", "echo", `{"a":2}`)}},
+		agenttest.Turn{Text: "ok"},
+	)
+	res, s, _ := runFake(t, agent.Config{}, fake, tt)
+	if res.Reason != agent.EndTurn || tt.ran() != 2 {
+		t.Fatalf("result = %+v, ran %d", res, tt.ran())
+	}
+	if m := s.Messages()[4]; !m.IsError || !strings.Contains(m.Content, "too large") {
+		t.Errorf("oversized call answered with %+v", m)
+	}
+}

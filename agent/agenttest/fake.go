@@ -20,6 +20,8 @@ type Turn struct {
 	Stop    agent.StopReason
 	Refusal string
 	Usage   agent.Usage
+	// Oversized lists ids of calls reported as too large to keep.
+	Oversized []string
 	// Err makes Stream fail before any event (a provider that gave up).
 	Err error
 	// RecvErr ends the stream with this error after the deltas.
@@ -125,11 +127,12 @@ func (s *stream) Recv() (agent.StreamEvent, error) {
 	}
 	calls := append([]agent.ToolCall(nil), s.turn.Calls...)
 	return agent.StreamEvent{Type: agent.EventMessageEnd, End: &agent.MessageEnd{
-		Message:       agent.Message{Role: agent.RoleAssistant, Content: s.turn.Text, Reasoning: s.turn.Reasoning, ToolCalls: calls},
-		StopReason:    stop,
-		RawStopReason: string(stop),
-		Refusal:       s.turn.Refusal,
-		Usage:         s.turn.Usage,
+		Message:        agent.Message{Role: agent.RoleAssistant, Content: s.turn.Text, Reasoning: s.turn.Reasoning, ToolCalls: calls},
+		StopReason:     stop,
+		RawStopReason:  string(stop),
+		Refusal:        s.turn.Refusal,
+		Usage:          s.turn.Usage,
+		TruncatedCalls: s.turn.Oversized,
 	}}, nil
 }
 
