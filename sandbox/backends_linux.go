@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// helperSpec encodes what the re-exec helper must enforce for command.
+func (s *Sandbox) helperSpec(command string) (string, error) {
+	spec := helperSpec{
+		Bash:      s.bash,
+		Command:   command,
+		ReadWrite: []string{s.opts.Workspace, s.dirs.Root},
+		Devices:   deviceFiles,
+		DenyTCP:   !s.opts.Network,
+		ABI:       s.status.Landlock,
+	}
+	b, err := json.Marshal(spec)
+	return string(b), err
+}
+
+// bwrapArgs confines command with bubblewrap: / read-only, the workspace and
+// state directory writable, fresh /dev and /proc, new PID/IPC (and network)
+// namespaces, all capabilities dropped.
+func (s *Sandbox) bwrapArgs(command string) []string {
+	args := []string{
+		"--die-with-parent",
+		"--unshare-pid", "--unshare-ipc",
+		"--cap-drop", "ALL",
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+		"--bind", s.opts.Workspace, s.opts.Workspace,
+		"--bind", s.dirs.Root, s.dirs.Root,
+		"--chdir", s.opts.Workspace,
+	}
+	if !s.opts.Network {
+		args = append(args, "--unshare-net")
+	}
+	return append(args, "--", s.bash, "-c", command)
+}
+
+var (
+	probeOnce   sync.Once
+	probeResult Status
+)
+
+// Probe measures, once per process, which layers work here: the Landlock
+// ABI, whether the re-exec helper confines a real command, which
+// namespaces can be created, and whether bubblewrap runs. The Backend and
+// Layers fields describe the default choice (no network).
+func Probe() Status {
+	probeOnce.Do(func() { probeResult = probe() })
+	return probeResult
+}
+
+func probe() Status {
+	var st Status
+	if v, err := llsys.LandlockGetABIVersion(); err == nil {
+		st.Landlock = v
+	} else {
+		st.Errors = append(st.Errors, fmt.Sprintf("landlock: %v", err))
+	}
+	dir, err := os.MkdirTemp("", "agent-lsp-probe-")
+	if err != nil {
+		st.Errors = append(st.Errors, fmt.Sprintf("probe dir: %v", err))
+		return finishProbe(st)
+	}
+	defer os.RemoveAll(dir)
+	// A real command through each layer: the helper must confine itself
+	// and run bash, which proves main calls MaybeRunHelper too.
+	try := func(b Backend, p Status, opts Options) error {
+		opts.Workspace, opts.StateDir, opts.Backend = dir, dir, b
+		opts.Env = []string{"PATH=/usr/bin:/bin"}
+		s, err := newWithProbe(opts, p)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd, err := s.Command(ctx, "echo sandbox-ok")
+		if err != nil {
+			return err
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "sandbox-ok" {
+			return fmt.Errorf("%v: %q", err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	if st.Landlock > 0 {
+		// Strongest first: network+PID namespaces, then each alone, each
+		// directly (root) and then inside a user namespace.
+		candidates := []Status{
+			{NetNS: true, PIDNS: true}, {NetNS: true, PIDNS: true, UserNS: true},
+			{NetNS: true}, {NetNS: true, UserNS: true},
+			{PIDNS: true}, {PIDNS: true, UserNS: true},
+			{},
+		}
+		for _, c := range candidates {
+			p := c
+			p.Landlock, p.LandlockOK = st.Landlock, true
+			err := try(BackendLandlock, p, Options{})
+			if err == nil {
+				st.LandlockOK, st.NetNS, st.PIDNS, st.UserNS = true, c.NetNS, c.PIDNS, c.UserNS
+				break
+			}
+			st.Errors = append(st.Errors, fmt.Sprintf("landlock netns=%v pidns=%v userns=%v: %v", c.NetNS, c.PIDNS, c.UserNS, err))
+		}
+		if st.LandlockOK {
+			st.Errors = nil // earlier, stronger candidates failing is expected on some machines
+		}
+	}
+	if path, err := exec.LookPath("bwrap"); err == nil {
+		st.BwrapPath = path
+		p := Status{Bwrap: true, BwrapPath: path}
+		if err := try(BackendBwrap, p, Options{}); err == nil {
+			st.Bwrap = true
+		} else {
+			st.Errors = append(st.Errors, fmt.Sprintf("bwrap: %v", err))
+		}
+	}
+	return finishProbe(st)
+}
+
+func finishProbe(st Status) Status {
+	b, _ := choose(Options{}, st)
+	return applied(st, b, Options{})
+}

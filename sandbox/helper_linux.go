@@ -1,0 +1,175 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// HelperArg is the hidden first argument that makes the agent-lsp binary
+// act as the sandbox helper (see MaybeRunHelper).
+const HelperArg = "__sandbox-exec"
+
+// ExitHelperFailed is the exit status of a helper that could not confine
+// itself. It never runs the command in that case (fail closed).
+const ExitHelperFailed = 125
+
+// helperSpec is what the parent tells the helper, as JSON in argv[2].
+type helperSpec struct {
+	Bash      string   `json:"bash"`
+	Command   string   `json:"command"`
+	ReadWrite []string `json:"rw"`      // directories: read, write, create, remove, rename
+	Devices   []string `json:"devices"` // device files opened for writing (/dev/null ...)
+	DenyTCP   bool     `json:"denyTcp"` // Landlock denies TCP bind and connect
+	ABI       int      `json:"abi"`     // Landlock ABI the parent measured; the helper refuses a lower one
+}
+
+// deviceFiles are the devices a command may open for writing.
+var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// MaybeRunHelper runs the sandbox helper and never returns when the process
+// was started as one (os.Args[1] == HelperArg); otherwise it returns at once.
+// Call it first thing in main:
+//
+//	func main() { sandbox.MaybeRunHelper(); ... }
+func MaybeRunHelper() {
+	if len(os.Args) < 2 || os.Args[1] != HelperArg {
+		return
+	}
+	err := runHelper(os.Args[2:])
+	fmt.Fprintf(os.Stderr, "agent-lsp sandbox: refusing to run the command: %v\n", err)
+	os.Exit(ExitHelperFailed)
+}
+
+// runHelper confines the current thread and execs bash; it returns only on
+// failure.
+func runHelper(args []string) error {
+	if len(args) != 1 {
+		return errors.New("helper wants exactly one spec argument")
+	}
+	var spec helperSpec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		return fmt.Errorf("bad spec: %w", err)
+	}
+	// Every restriction below is per thread; execve keeps the calling
+	// thread's. Never unlock: this thread must not run other goroutines.
+	runtime.LockOSThread()
+	if err := confine(spec); err != nil {
+		return err
+	}
+	argv := []string{"bash", "-c", spec.Command}
+	return fmt.Errorf("exec %s: %w", spec.Bash, syscall.Exec(spec.Bash, argv, os.Environ()))
+}
+
+// confine applies no_new_privs, drops the capability bounding set, enforces
+// Landlock and clears all capabilities, on the calling thread.
+func confine(spec helperSpec) error {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		return fmt.Errorf("landlock unavailable: %v", err)
+	}
+	if abi < spec.ABI {
+		return fmt.Errorf("landlock ABI %d, parent expected %d", abi, spec.ABI)
+	}
+	cfg, rules := landlockRules(abi, spec)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("landlock ruleset is empty (kernel support missing)")
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := dropBoundingSet(); err != nil {
+		return err
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return clearCapabilities()
+}
+
+// landlockRules builds the policy: read and execute everywhere; write only
+// in spec.ReadWrite and to a few devices; TCP denied when asked. The access
+// rights handled are exactly those of the measured ABI (never BestEffort,
+// which silently enforces nothing when a rule does not fit).
+func landlockRules(abi int, spec helperSpec) (landlock.Config, []landlock.Rule) {
+	configs := []landlock.Config{{}, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5,
+		landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+	cfg := configs[min(abi, len(configs)-1)]
+	if !spec.DenyTCP {
+		cfg.HandledAccessNet = 0
+	}
+	rw := landlock.RWDirs(spec.ReadWrite...)
+	if abi >= 2 {
+		rw = rw.WithRefer() // mv and ln between directories of the workspace
+	}
+	dev := landlock.RWFiles(spec.Devices...).IgnoreIfMissing()
+	if abi >= 5 {
+		dev = dev.WithIoctlDev()
+	}
+	// No rule grants network ports: with TCP handled, every bind and
+	// connect is denied.
+	return cfg, []landlock.Rule{landlock.RODirs("/"), rw, dev}
+}
+
+func lastCap() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return n
+		}
+	}
+	return 40
+}
+
+// dropBoundingSet empties the capability bounding set, so that no exec
+// (as root, of a setuid binary or of a file with capabilities) gains any.
+// Without CAP_SETPCAP there is nothing to drop from: the process holds no
+// capabilities and no_new_privs stops it from gaining some.
+func dropBoundingSet() error {
+	if !hasCap(unix.CAP_SETPCAP) {
+		return nil
+	}
+	for c := 0; c <= lastCap(); c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("drop capability %d from bounding set: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// clearCapabilities empties the ambient, effective, permitted and
+// inheritable sets of the calling thread.
+func clearCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clear capabilities: %w", err)
+	}
+	return nil
+}
+
+func hasCap(c int) bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[c/32].Effective&(1<<(uint(c)%32)) != 0
+}
