@@ -29,15 +29,19 @@ func (s *Sandbox) helperSpec(command string) (string, error) {
 
 // bwrapArgs confines command with bubblewrap: / read-only, the workspace and
 // state directory writable, fresh /dev and /proc, new PID/IPC (and network)
-// namespaces, all capabilities dropped.
+// namespaces, all capabilities dropped, /proc/sys read-only.
 func (s *Sandbox) bwrapArgs(command string) []string {
 	args := []string{
 		"--die-with-parent",
-		"--unshare-pid", "--unshare-ipc",
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--cap-drop", "ALL",
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
+		// Root keeps write access to root-owned procfs files even without
+		// capabilities (sysctls); bwrap 0.8 leaves /proc/sys writable.
+		"--ro-bind", "/proc/sys", "/proc/sys",
+		"--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
 		"--bind", s.opts.Workspace, s.opts.Workspace,
 		"--bind", s.dirs.Root, s.dirs.Root,
 		"--chdir", s.opts.Workspace,

@@ -20,8 +20,12 @@ import (
 const HelperArg = "__sandbox-exec"
 
 // ExitHelperFailed is the exit status of a helper that could not confine
-// itself. It never runs the command in that case (fail closed).
-const ExitHelperFailed = 125
+// itself; its stderr then starts with HelperFailedPrefix. It never runs the
+// command in that case (fail closed).
+const ExitHelperFailed = 121
+
+// HelperFailedPrefix starts the helper's message when it refuses to run.
+const HelperFailedPrefix = "agent-lsp sandbox: refusing to run the command: "
 
 // helperSpec is what the parent tells the helper, as JSON in argv[2].
 type helperSpec struct {
@@ -46,7 +50,7 @@ func MaybeRunHelper() {
 		return
 	}
 	err := runHelper(os.Args[2:])
-	fmt.Fprintf(os.Stderr, "agent-lsp sandbox: refusing to run the command: %v\n", err)
+	fmt.Fprintf(os.Stderr, "%s%v\n", HelperFailedPrefix, err)
 	os.Exit(ExitHelperFailed)
 }
 

@@ -1,10 +1,15 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -47,10 +52,42 @@ func SignalGroup(pgid int, sig syscall.Signal) error {
 	return err
 }
 
-// GroupGone reports whether no process is left in group pgid
-// (kill(-pgid, 0) fails with ESRCH).
+// GroupGone reports whether no process is left running in group pgid:
+// kill(-pgid, 0) fails with ESRCH, or every member is a zombie. Zombies
+// happen when a member was reparented to an init that reaps slowly (bwrap's
+// PID-namespace init is left to the host's pid 1); they run no code.
 func GroupGone(pgid int) bool {
-	return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
+	if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+		return true
+	}
+	return len(LiveGroupMembers(pgid)) == 0
+}
+
+// LiveGroupMembers lists the pids of non-zombie processes in group pgid,
+// read from /proc.
+func LiveGroupMembers(pgid int) []int {
+	var live []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(d)))
+			live = append(live, pid)
+		}
+	}
+	return live
 }
 
 // RunOptions bound one Run.
@@ -148,11 +185,15 @@ func stopGroup(pgid int, grace time.Duration, done <-chan error) error {
 
 func waitGroupGone(pgid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
-	for !GroupGone(pgid) {
+	for i := 0; !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH); i++ {
+		// Scanning /proc costs more than kill(2): only after a short wait.
+		if i >= 10 && GroupGone(pgid) {
+			return true
+		}
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
 	return true
 }

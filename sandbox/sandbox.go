@@ -175,7 +175,7 @@ func applied(p Status, b Backend, opts Options) Status {
 			st.Warning = "no network namespace: only TCP is blocked (Landlock); UDP and DNS still leave the machine"
 		}
 	case BackendBwrap:
-		st.Layers = []string{"bwrap-ro-root", "pidns", "ipcns"}
+		st.Layers = []string{"bwrap-ro-root", "pidns", "ipcns", "utsns"}
 		if !opts.Network {
 			st.Layers = append(st.Layers, "netns")
 		}
@@ -245,7 +245,7 @@ func (s *Sandbox) namespaces(attr *syscall.SysProcAttr) {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	if p.PIDNS {
-		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
 	}
 	if p.UserNS && attr.Cloneflags != 0 {
 		addUserNS(attr)
