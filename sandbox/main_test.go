@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fakeServer starts `sleep 1000` in the sandbox, prints the leader's pid and
+// fakeServer starts sleeping commands in the sandbox, prints the leader's pid and
 // waits to be killed.
 func fakeServer() int {
 	s, err := New(Options{
@@ -31,7 +31,13 @@ func fakeServer() int {
 		fmt.Println("error", err)
 		return 1
 	}
-	cmd, err := s.Command(context.Background(), "sleep 1000 & sleep 1000")
+	m := os.Getenv("SANDBOX_TEST_MARKER")
+	command := "exec -a " + m + " sleep 1000"
+	if s.Status().Confined() {
+		// Only a PID namespace takes background children down too.
+		command = "(exec -a " + m + " sleep 1000) & " + command
+	}
+	cmd, err := s.Command(context.Background(), command)
 	if err != nil {
 		fmt.Println("error", err)
 		return 1

@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// allBackends adds the unconfined backend: lifecycle guarantees hold
+// without a sandbox too.
+var allBackends = append([]Backend{BackendNone}, confined...)
+
+func TestTimeoutKillsProcessGroup(t *testing.T) {
+	for _, b := range allBackends {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{})
+			marker := randName("agent-lsp-timeout")
+			// Children in the background, a grandchild, one that ignores
+			// SIGTERM, then a long foreground sleep.
+			command := "(exec -a " + marker + " sleep 1000) & (bash -c '(exec -a " + marker + " sleep 1000) & wait') & " +
+				"(trap '' TERM; exec -a " + marker + " sleep 1000) & exec -a " + marker + " sleep 1000"
+			cmd, err := s.Command(context.Background(), command)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			res, err := Run(context.Background(), cmd, RunOptions{Timeout: 500 * time.Millisecond, Grace: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.TimedOut || res.ExitCode == 0 {
+				t.Errorf("result = %+v, want timed out with non-zero exit", res)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Run took %v", d)
+			}
+			pgid := cmd.Process.Pid
+			if err := syscall.Kill(-pgid, 0); !GroupGone(pgid) {
+				t.Errorf("process group %d survives Run: kill(-pgid, 0) = %v, live %v", pgid, err, LiveGroupMembers(pgid))
+			}
+			if left := waitNoMarker(marker, 2*time.Second); len(left) > 0 {
+				t.Errorf("processes survive the timeout: %v", left)
+			}
+		})
+	}
+}
+
+func TestRunKillsBackgroundChildrenAfterExit(t *testing.T) {
+	for _, b := range allBackends {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{Grace: 300 * time.Millisecond})
+			marker := randName("agent-lsp-bg")
+			cmd, err := s.Command(context.Background(), "(exec -a "+marker+" sleep 1000) & echo done")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), cmd, RunOptions{Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.TimedOut || res.ExitCode != 0 || strings.TrimSpace(string(res.Output)) != "done" {
+				t.Errorf("result = %+v %q", res, res.Output)
+			}
+			if left := waitNoMarker(marker, 2*time.Second); len(left) > 0 {
+				t.Errorf("background child survives: %v", left)
+			}
+		})
+	}
+}
+
+// TestSetsidEscapeKilled: a child that leaves the process group still dies
+// with the command in the backends that use a PID namespace.
+func TestSetsidEscapeKilled(t *testing.T) {
+	for _, b := range confined {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{})
+			if !strings.Contains(strings.Join(s.Status().Layers, ","), "pidns") {
+				t.Skip("no PID namespace on this machine")
+			}
+			marker := randName("agent-lsp-setsid")
+			cmd, _ := s.Command(context.Background(), "setsid bash -c 'exec -a "+marker+" sleep 1000' & sleep 0.2; echo started")
+			res, err := Run(context.Background(), cmd, RunOptions{Timeout: time.Minute})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("%v %+v %s", err, res, res.Output)
+			}
+			if left := waitNoMarker(marker, 2*time.Second); len(left) > 0 {
+				t.Errorf("setsid child survives: %v", left)
+			}
+		})
+	}
+}
+
+func TestCancelStopsCommand(t *testing.T) {
+	s := newSandbox(t, BackendLandlock, Options{Grace: 200 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd, _ := s.Command(ctx, "sleep 1000")
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := Run(ctx, cmd, RunOptions{Grace: 200 * time.Millisecond})
+	// sleep is pid 1 of the PID namespace, which ignores SIGTERM: SIGKILL
+	// follows after the grace.
+	if err != nil || !res.Cancelled || res.TimedOut || (res.ExitCode != 128+int(syscall.SIGTERM) && res.ExitCode != 128+int(syscall.SIGKILL)) {
+		t.Fatalf("cancelled run: %v %+v", err, res)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+}
+
+// TestPdeathsig kills a fake server that started a confined command; the
+// command and its children must die with it.
+func TestPdeathsig(t *testing.T) {
+	for _, b := range allBackends {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			newSandbox(t, b, Options{}) // skips when b is unavailable
+			marker := randName("agent-lsp-pdeath")
+			srv := exec.Command("/proc/self/exe", "-test.run=^$")
+			srv.Env = append(os.Environ(), "SANDBOX_TEST_ROLE=server", "SANDBOX_TEST_WS="+t.TempDir(),
+				"SANDBOX_TEST_BACKEND="+string(b), "SANDBOX_TEST_MARKER="+marker)
+			stdout, _ := srv.StdoutPipe()
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Process.Kill()
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			if err != nil || !strings.HasPrefix(line, "pid ") {
+				t.Fatalf("fake server said %q, %v", line, err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "pid ")))
+			deadline := time.Now().Add(5 * time.Second)
+			for len(procsWithMarker(marker)) == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if len(procsWithMarker(marker)) == 0 {
+				t.Fatal("the command never started")
+			}
+			srv.Process.Kill()
+			srv.Wait()
+			if left := waitNoMarker(marker, 5*time.Second); len(left) > 0 {
+				t.Errorf("command (leader %d) survives its server: %v", pid, left)
+			}
+		})
+	}
+}
