@@ -20,7 +20,8 @@ func (s *Sandbox) helperSpec(command string) (string, error) {
 		Command:   command,
 		ReadWrite: []string{s.opts.Workspace, s.dirs.Root},
 		Devices:   deviceFiles,
-		DenyTCP:   !s.opts.Network,
+		DenyTCP:   s.denyTCP(),
+		LoUp:      s.netns(),
 		ABI:       s.status.Landlock,
 	}
 	b, err := json.Marshal(spec)

@@ -34,6 +34,7 @@ type helperSpec struct {
 	ReadWrite []string `json:"rw"`      // directories: read, write, create, remove, rename
 	Devices   []string `json:"devices"` // device files opened for writing (/dev/null ...)
 	DenyTCP   bool     `json:"denyTcp"` // Landlock denies TCP bind and connect
+	LoUp      bool     `json:"loUp"`    // bring up lo of the command's fresh network namespace
 	ABI       int      `json:"abi"`     // Landlock ABI the parent measured; the helper refuses a lower one
 }
 
@@ -93,6 +94,11 @@ func confine(spec helperSpec) error {
 		return errors.New("landlock ruleset is empty (kernel support missing)")
 	}
 	defer unix.Close(fd)
+	if spec.LoUp {
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
@@ -176,4 +182,27 @@ func hasCap(c int) bool {
 		return false
 	}
 	return data[c/32].Effective&(1<<(uint(c)%32)) != 0
+}
+
+// loopbackUp brings up lo in the helper's (private) network namespace, as
+// bwrap does, so that test servers on 127.0.0.1 can work. Needs
+// CAP_NET_ADMIN over the namespace, so it runs before the capability drop.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback flags: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback up: %w", err)
+	}
+	return nil
 }

@@ -146,3 +146,35 @@ func TestLandlockTCPLayerAlone(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	t.Logf("UDP without netns (ABI %d): exit %d, listener hits %d", p.Landlock, res.ExitCode, l.hits.Load())
 }
+
+// TestLoopbackOption: a test server inside the sandbox works on its private
+// loopback, and the host's listener still sees nothing.
+func TestLoopbackOption(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed: no portable way to listen from bash")
+	}
+	server := `python3 -c '
+import socket, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+threading.Thread(target=lambda: s.accept()[0].sendall(b"pong"), daemon=True).start()
+c = socket.create_connection(s.getsockname()); print(c.recv(4).decode())'`
+	for _, b := range confined {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{Loopback: true})
+			if out := mustSucceed(t, s, server); !strings.Contains(out, "pong") {
+				t.Errorf("loopback server printed %q", out)
+			}
+			l := newListener(t)
+			for _, c := range l.egress(t) {
+				mustBeDenied(t, s, c)
+			}
+			if n := l.hits.Load(); n != 0 {
+				t.Errorf("BREACH: the host listener saw %d connections", n)
+			}
+		})
+	}
+	// Without the option, Landlock denies even the private loopback.
+	s := newSandbox(t, BackendLandlock, Options{})
+	mustBeDenied(t, s, server)
+}

@@ -38,6 +38,11 @@ type Options struct {
 	Network bool
 	// Env is the base environment before scrubbing; nil means os.Environ().
 	Env []string
+	// Loopback lets commands use TCP on the loopback of their private
+	// network namespace (test servers such as httptest), still with no
+	// route out. It turns off the Landlock TCP layer and only applies while
+	// the network-namespace layer is active. bwrap always allows it.
+	Loopback bool
 	// Backend forces a backend; BackendAuto picks the strongest working one.
 	// BackendNone disables confinement (Status then says so).
 	Backend Backend
@@ -155,13 +160,14 @@ func applied(p Status, b Backend, opts Options) Status {
 	switch b {
 	case BackendLandlock:
 		st.Layers = []string{fmt.Sprintf("landlock-fs(abi %d)", p.Landlock)}
-		if !opts.Network && p.Landlock >= 4 {
+		netns := !opts.Network && p.NetNS && !opts.noNetNS
+		if !opts.Network && p.Landlock >= 4 && !(opts.Loopback && netns) {
 			st.Layers = append(st.Layers, "landlock-tcp-deny")
 		}
 		if p.Landlock >= 6 {
 			st.Layers = append(st.Layers, "landlock-scope(signals,abstract-unix)")
 		}
-		if !opts.Network && p.NetNS && !opts.noNetNS {
+		if netns {
 			st.Layers = append(st.Layers, "netns")
 		}
 		if p.PIDNS {
@@ -238,10 +244,20 @@ func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error
 	return cmd, nil
 }
 
+// netns reports whether commands get a private network namespace.
+func (s *Sandbox) netns() bool {
+	return s.status.Backend == BackendLandlock && !s.opts.Network && s.status.NetNS && !s.opts.noNetNS
+}
+
+// denyTCP reports whether Landlock must deny TCP bind and connect.
+func (s *Sandbox) denyTCP() bool {
+	return !s.opts.Network && !(s.opts.Loopback && s.netns())
+}
+
 // namespaces adds the namespaces the probe found working to attr.
 func (s *Sandbox) namespaces(attr *syscall.SysProcAttr) {
 	p := s.status
-	if !s.opts.Network && p.NetNS && !s.opts.noNetNS {
+	if s.netns() {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	if p.PIDNS {
