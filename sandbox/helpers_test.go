@@ -127,3 +127,15 @@ func waitNoMarker(marker string, limit time.Duration) []string {
 }
 
 func randName(prefix string) string { return fmt.Sprintf("%s-%d", prefix, rand.Int64()) }
+
+// countArgv0 counts live processes whose argv[0] is name.
+func countArgv0(name string) int {
+	n := 0
+	for _, p := range procsWithMarker(name) {
+		_, cl, _ := strings.Cut(p, ":")
+		if strings.HasPrefix(cl, name+" ") {
+			n++
+		}
+	}
+	return n
+}

@@ -137,12 +137,19 @@ func TestPdeathsig(t *testing.T) {
 				t.Fatalf("fake server said %q, %v", line, err)
 			}
 			pid, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "pid ")))
+			// Wait for the sleeps themselves (argv[0] is the marker), not
+			// just bwrap or the helper: bwrap sets its own Pdeathsig only
+			// once its namespace init runs.
+			want := 1
+			if b != BackendNone {
+				want = 2
+			}
 			deadline := time.Now().Add(5 * time.Second)
-			for len(procsWithMarker(marker)) == 0 && time.Now().Before(deadline) {
+			for countArgv0(marker) < want && time.Now().Before(deadline) {
 				time.Sleep(10 * time.Millisecond)
 			}
-			if len(procsWithMarker(marker)) == 0 {
-				t.Fatal("the command never started")
+			if n := countArgv0(marker); n < want {
+				t.Fatalf("%d of %d sleeps started", n, want)
 			}
 			srv.Process.Kill()
 			srv.Wait()
