@@ -22,6 +22,7 @@ func (s *Sandbox) helperSpec(command string) (string, error) {
 		Devices:   deviceFiles,
 		DenyTCP:   s.denyTCP(),
 		LoUp:      s.netns(),
+		ReadOnly:  s.status.MountNS,
 		ABI:       s.status.Landlock,
 	}
 	b, err := json.Marshal(spec)
@@ -105,6 +106,7 @@ func probe() Status {
 		// Strongest first: network+PID namespaces, then each alone, each
 		// directly (root) and then inside a user namespace.
 		candidates := []Status{
+			{NetNS: true, PIDNS: true, MountNS: true}, {NetNS: true, PIDNS: true, MountNS: true, UserNS: true},
 			{NetNS: true, PIDNS: true}, {NetNS: true, PIDNS: true, UserNS: true},
 			{NetNS: true}, {NetNS: true, UserNS: true},
 			{PIDNS: true}, {PIDNS: true, UserNS: true},
@@ -115,10 +117,10 @@ func probe() Status {
 			p.Landlock, p.LandlockOK = st.Landlock, true
 			err := try(BackendLandlock, p, Options{})
 			if err == nil {
-				st.LandlockOK, st.NetNS, st.PIDNS, st.UserNS = true, c.NetNS, c.PIDNS, c.UserNS
+				st.LandlockOK, st.NetNS, st.PIDNS, st.MountNS, st.UserNS = true, c.NetNS, c.PIDNS, c.MountNS, c.UserNS
 				break
 			}
-			st.Errors = append(st.Errors, fmt.Sprintf("landlock netns=%v pidns=%v userns=%v: %v", c.NetNS, c.PIDNS, c.UserNS, err))
+			st.Errors = append(st.Errors, fmt.Sprintf("landlock netns=%v pidns=%v mountns=%v userns=%v: %v", c.NetNS, c.PIDNS, c.MountNS, c.UserNS, err))
 		}
 		if st.LandlockOK {
 			st.Errors = nil // earlier, stronger candidates failing is expected on some machines

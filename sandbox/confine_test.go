@@ -44,6 +44,15 @@ func TestWritesOutsideWorkspaceFail(t *testing.T) {
 				{"truncate", "truncate -s 0 " + existing, ""},
 				{"rm", "rm -f " + existing, ""},
 				{"tee", "echo x | tee " + existing, ""},
+				// Landlock does not cover metadata; the read-only mounts do.
+				{"chmod", "chmod 0777 " + existing, ""},
+				{"chown", "chown 65534 " + existing, ""},
+				{"touch -d", "touch -d 2001-01-01 " + existing, ""},
+				{"chmod dir", "chmod 0777 " + out, ""},
+			}
+			before, err := os.Stat(existing)
+			if err != nil {
+				t.Fatal(err)
 			}
 			for _, c := range cases {
 				res := mustBeDenied(t, s, c.command)
@@ -56,6 +65,14 @@ func TestWritesOutsideWorkspaceFail(t *testing.T) {
 			}
 			if b, err := os.ReadFile(existing); err != nil || string(b) != "ORIGINAL" {
 				t.Errorf("BREACH: file outside changed: %q, %v", b, err)
+			}
+			after, err := os.Stat(existing)
+			if err != nil || after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) ||
+				after.Sys().(*syscall.Stat_t).Uid != before.Sys().(*syscall.Stat_t).Uid {
+				t.Errorf("BREACH: metadata outside changed: %v -> %v", before, after)
+			}
+			if st, err := os.Stat(out); err != nil || st.Mode().Perm() == 0o777 {
+				t.Errorf("BREACH: chmod of a directory outside: %v", st.Mode())
 			}
 			if _, err := os.Stat(filepath.Join(s.Workspace(), "f")); err != nil {
 				t.Errorf("mv removed the workspace file: %v", err)
@@ -128,6 +145,7 @@ func TestOtherProcessesUnreachable(t *testing.T) {
 				fmt.Sprintf("cat /proc/%d/environ", pid),
 				fmt.Sprintf("grep -a FAKE-CANARY /proc/%d/environ", pid),
 				fmt.Sprintf("ls -l /proc/%d/cwd/", pid),
+				fmt.Sprintf("kill -STOP %d", pid),
 			}
 			if b == BackendLandlock {
 				// The host's /proc: pid 1 is the host's init. (Under bwrap
@@ -145,6 +163,10 @@ func TestOtherProcessesUnreachable(t *testing.T) {
 					t.Errorf("BREACH: %q leaked the victim's environment", c)
 				}
 				t.Logf("%s: %s", c, strings.TrimSpace(out))
+			}
+			if st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(st), ") T ") {
+				t.Errorf("BREACH: the sandbox stopped an outside process")
+				syscall.Kill(pid, syscall.SIGCONT)
 			}
 		})
 	}

@@ -35,6 +35,7 @@ type helperSpec struct {
 	Devices   []string `json:"devices"` // device files opened for writing (/dev/null ...)
 	DenyTCP   bool     `json:"denyTcp"` // Landlock denies TCP bind and connect
 	LoUp      bool     `json:"loUp"`    // bring up lo of the command's fresh network namespace
+	ReadOnly  bool     `json:"ro"`      // in a fresh mount namespace: remount everything read-only but ReadWrite
 	ABI       int      `json:"abi"`     // Landlock ABI the parent measured; the helper refuses a lower one
 }
 
@@ -75,8 +76,9 @@ func runHelper(args []string) error {
 	return fmt.Errorf("exec %s: %w", spec.Bash, syscall.Exec(spec.Bash, argv, os.Environ()))
 }
 
-// confine applies no_new_privs, drops the capability bounding set, enforces
-// Landlock and clears all capabilities, on the calling thread.
+// confine remounts the filesystem read-only (when asked), applies
+// no_new_privs, drops the capability bounding set, enforces Landlock and
+// clears all capabilities, on the calling thread.
 func confine(spec helperSpec) error {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
@@ -84,6 +86,11 @@ func confine(spec helperSpec) error {
 	}
 	if abi < spec.ABI {
 		return fmt.Errorf("landlock ABI %d, parent expected %d", abi, spec.ABI)
+	}
+	if spec.ReadOnly {
+		if err := readOnlyMounts(spec.ReadWrite); err != nil {
+			return err
+		}
 	}
 	cfg, rules := landlockRules(abi, spec)
 	fd, flags, err := cfg.NewRulesetFD(rules...)
@@ -205,4 +212,38 @@ func loopbackUp() error {
 		return fmt.Errorf("loopback up: %w", err)
 	}
 	return nil
+}
+
+// readOnlyMounts makes every mount of the helper's private mount namespace
+// read-only except the rw directories. This covers what Landlock cannot
+// restrict: chmod, chown, utime and xattrs on files outside the workspace
+// (as root, and on the user's own files), and root's write access to
+// procfs and sysfs files.
+func readOnlyMounts(rw []string) error {
+	// Nothing below may propagate back to the host's mount namespace.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	for _, p := range rw {
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+	}
+	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &ro); err != nil {
+		return fmt.Errorf("remount / read-only: %w", err)
+	}
+	for _, p := range rw {
+		w := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+		if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE, &w); err != nil {
+			return fmt.Errorf("remount %s read-write: %w", p, err)
+		}
+	}
+	// The working directory still points below the old, now read-only,
+	// mount: enter the bind mount.
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	return unix.Chdir(wd)
 }

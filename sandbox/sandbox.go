@@ -4,8 +4,10 @@
 //
 // Rules:
 //  1. Probe at start-up what works and apply the strongest backend:
-//     landlock (re-exec helper with Landlock, network/PID/IPC namespaces,
-//     no_new_privs, capabilities dropped) → bwrap → none.
+//     landlock (re-exec helper with Landlock, network/PID/IPC/UTS
+//     namespaces, a mount namespace with every mount read-only except the
+//     workspace and private directory, no_new_privs, capabilities dropped)
+//     → bwrap → none.
 //  2. A missing sandbox never looks like an allowed one: Status says
 //     "none" and Confined() is false, and the caller asks for every command.
 //  3. The helper fails closed: if it cannot confine itself it exits with
@@ -173,6 +175,9 @@ func applied(p Status, b Backend, opts Options) Status {
 		if p.PIDNS {
 			st.Layers = append(st.Layers, "pidns")
 		}
+		if p.MountNS {
+			st.Layers = append(st.Layers, "ro-mounts")
+		}
 		st.Layers = append(st.Layers, "no_new_privs", "caps-dropped")
 		switch {
 		case !opts.Network && !p.NetNS && p.Landlock < 4:
@@ -262,6 +267,9 @@ func (s *Sandbox) namespaces(attr *syscall.SysProcAttr) {
 	}
 	if p.PIDNS {
 		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+	}
+	if p.MountNS {
+		attr.Cloneflags |= syscall.CLONE_NEWNS
 	}
 	if p.UserNS && attr.Cloneflags != 0 {
 		addUserNS(attr)

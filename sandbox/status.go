@@ -31,6 +31,9 @@ type Status struct {
 	NetNS  bool `json:"netns"`
 	PIDNS  bool `json:"pidns"`
 	UserNS bool `json:"userns"`
+	// MountNS is true when a private mount namespace can be made with every
+	// mount read-only except the workspace and the private directory.
+	MountNS bool `json:"mountns"`
 	// Bwrap is true when bubblewrap is installed and ran a probe command.
 	Bwrap     bool   `json:"bwrap"`
 	BwrapPath string `json:"bwrapPath,omitempty"`
@@ -63,7 +66,7 @@ func (s Status) String() string {
 		}
 	}
 	fmt.Fprintf(&b, "  landlock: %s\n", ll)
-	fmt.Fprintf(&b, "  namespaces: net=%s pid=%s user=%s\n", yesNo(s.NetNS), yesNo(s.PIDNS), yesNo(s.UserNS))
+	fmt.Fprintf(&b, "  namespaces: net=%s pid=%s mount=%s user=%s\n", yesNo(s.NetNS), yesNo(s.PIDNS), yesNo(s.MountNS), yesNo(s.UserNS))
 	bw := "not installed"
 	if s.BwrapPath != "" {
 		bw = s.BwrapPath + " (failed)"
