@@ -26,6 +26,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Options configure a Sandbox.
@@ -276,10 +278,15 @@ func (s *Sandbox) namespaces(attr *syscall.SysProcAttr) {
 	}
 }
 
-// addUserNS maps the caller's own uid and gid, so files keep their owner.
+// addUserNS maps the caller's own uid and gid, so files keep their owner
+// and commands keep their identity. A non-root uid loses the namespace's
+// capabilities at execve, so the helper gets the few it needs for setting
+// up (mounts, loopback, bounding set) as ambient capabilities; it clears
+// them before running bash.
 func addUserNS(attr *syscall.SysProcAttr) {
 	attr.Cloneflags |= syscall.CLONE_NEWUSER
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
 }
