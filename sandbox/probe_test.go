@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,9 @@ func TestProbeReport(t *testing.T) {
 	}
 	if !st.LandlockOK {
 		t.Fatalf("kernel reports Landlock ABI %d but the helper failed: %v", st.Landlock, st.Errors)
+	}
+	if os.Getuid() != 0 && !st.UserNS {
+		t.Errorf("unprivileged probe did not use a user namespace: %+v", st)
 	}
 	if st.Backend != BackendLandlock || !st.Confined() {
 		t.Fatalf("default backend = %q, want landlock", st.Backend)
