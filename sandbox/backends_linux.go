@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // helperSpec encodes what the re-exec helper must enforce for command.
@@ -141,4 +143,45 @@ func probe() Status {
 func finishProbe(st Status) Status {
 	b, _ := choose(Options{}, st)
 	return applied(st, b, Options{})
+}
+
+// netns reports whether commands get a private network namespace.
+func (s *Sandbox) netns() bool {
+	return s.status.Backend == BackendLandlock && !s.opts.Network && s.status.NetNS && !s.opts.noNetNS
+}
+
+// denyTCP reports whether Landlock must deny TCP bind and connect.
+func (s *Sandbox) denyTCP() bool {
+	return !s.opts.Network && !(s.opts.Loopback && s.netns())
+}
+
+// namespaces adds the namespaces the probe found working to attr.
+func (s *Sandbox) namespaces(cmd *exec.Cmd) {
+	attr := cmd.SysProcAttr
+	p := s.status
+	if s.netns() {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if p.PIDNS {
+		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+	}
+	if p.MountNS {
+		attr.Cloneflags |= syscall.CLONE_NEWNS
+	}
+	if p.UserNS && attr.Cloneflags != 0 {
+		addUserNS(attr)
+	}
+}
+
+// addUserNS maps the caller's own uid and gid, so files keep their owner
+// and commands keep their identity. A non-root uid loses the namespace's
+// capabilities at execve, so the helper gets the few it needs for setting
+// up (mounts, loopback, bounding set) as ambient capabilities; it clears
+// them before running bash.
+func addUserNS(attr *syscall.SysProcAttr) {
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package sandbox runs the agent's shell commands confined by the OS: writes
 // only inside the workspace and a private temporary/cache directory, no
 // network unless configured, and no way to gain privileges.
@@ -24,10 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Options configure a Sandbox.
@@ -246,47 +245,7 @@ func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error
 	cmd.Env = env
 	Prepare(cmd, s.opts.Grace)
 	if s.status.Backend == BackendLandlock {
-		s.namespaces(cmd.SysProcAttr)
+		s.namespaces(cmd)
 	}
 	return cmd, nil
-}
-
-// netns reports whether commands get a private network namespace.
-func (s *Sandbox) netns() bool {
-	return s.status.Backend == BackendLandlock && !s.opts.Network && s.status.NetNS && !s.opts.noNetNS
-}
-
-// denyTCP reports whether Landlock must deny TCP bind and connect.
-func (s *Sandbox) denyTCP() bool {
-	return !s.opts.Network && !(s.opts.Loopback && s.netns())
-}
-
-// namespaces adds the namespaces the probe found working to attr.
-func (s *Sandbox) namespaces(attr *syscall.SysProcAttr) {
-	p := s.status
-	if s.netns() {
-		attr.Cloneflags |= syscall.CLONE_NEWNET
-	}
-	if p.PIDNS {
-		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
-	}
-	if p.MountNS {
-		attr.Cloneflags |= syscall.CLONE_NEWNS
-	}
-	if p.UserNS && attr.Cloneflags != 0 {
-		addUserNS(attr)
-	}
-}
-
-// addUserNS maps the caller's own uid and gid, so files keep their owner
-// and commands keep their identity. A non-root uid loses the namespace's
-// capabilities at execve, so the helper gets the few it needs for setting
-// up (mounts, loopback, bounding set) as ambient capabilities; it clears
-// them before running bash.
-func addUserNS(attr *syscall.SysProcAttr) {
-	attr.Cloneflags |= syscall.CLONE_NEWUSER
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
-	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
 }

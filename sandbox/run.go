@@ -1,15 +1,12 @@
+//go:build unix
+
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -28,7 +25,7 @@ func Prepare(cmd *exec.Cmd, grace time.Duration) {
 	}
 	cmd.SysProcAttr.Setsid = true
 	cmd.SysProcAttr.Setpgid = false // Setsid already makes a new group; setpgid would fail
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	setPdeathsig(cmd.SysProcAttr)
 	cmd.Stdin = nil
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
@@ -60,34 +57,8 @@ func GroupGone(pgid int) bool {
 	if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
 		return true
 	}
-	return len(LiveGroupMembers(pgid)) == 0
-}
-
-// LiveGroupMembers lists the pids of non-zombie processes in group pgid,
-// read from /proc.
-func LiveGroupMembers(pgid int) []int {
-	var live []int
-	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, d := range dirs {
-		b, err := os.ReadFile(d)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(d)))
-			live = append(live, pid)
-		}
-	}
-	return live
+	live, ok := liveGroupMembers(pgid)
+	return ok && len(live) == 0
 }
 
 // RunOptions bound one Run.
