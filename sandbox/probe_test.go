@@ -76,3 +76,25 @@ func TestDisabledRunsUnconfined(t *testing.T) {
 		t.Fatalf("unconfined command: %v %+v %q", err, res, res.Output)
 	}
 }
+
+func TestHelperFailsClosed(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, BackendLandlock, Options{})
+	// A helper asked for a Landlock ABI the kernel lacks must refuse.
+	s.status.Landlock = 99
+	marker := s.Workspace() + "/ran"
+	cmd, err := s.Command(context.Background(), "touch "+marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), cmd, RunOptions{Timeout: time.Minute})
+	if !errors.Is(err, ErrHelperFailed) || res.ExitCode != ExitHelperFailed {
+		t.Fatalf("Run = %+v, %v; want ErrHelperFailed", res, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran although the helper could not confine it")
+	}
+	if _, err := New(Options{Workspace: "/"}); err == nil {
+		t.Error("New accepted / as the workspace")
+	}
+}

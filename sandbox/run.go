@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,10 @@ func GroupGone(pgid int) bool {
 	return ok && len(live) == 0
 }
 
+// ErrHelperFailed is returned by Run when the sandbox helper refused to run
+// the command because it could not confine itself.
+var ErrHelperFailed = errors.New("sandbox helper could not confine the command")
+
 // RunOptions bound one Run.
 type RunOptions struct {
 	// Timeout stops the command after this long; zero means none.
@@ -90,8 +95,8 @@ type Result struct {
 // captures its combined output, stops its process group on timeout or when
 // ctx is done (SIGTERM, then SIGKILL after the grace), and before returning
 // kills whatever is left of the group and waits until the group is gone.
-// A non-nil error means the harness failed (start, or a surviving group),
-// not that the command did.
+// A non-nil error means the harness failed (start, the helper refused, or a
+// surviving group), not that the command did.
 func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
 	if opts.Grace <= 0 {
 		opts.Grace = 2 * time.Second
@@ -136,6 +141,9 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
 	}
 	res.Output, res.Omitted = out.Bytes()
 	res.ExitCode = exitCode(cmd, waitErr)
+	if err == nil && res.ExitCode == ExitHelperFailed && bytes.Contains(res.Output, []byte(HelperFailedPrefix)) {
+		err = fmt.Errorf("%w: %s", ErrHelperFailed, bytes.TrimSpace(res.Output))
+	}
 	return res, err
 }
 

@@ -89,6 +89,9 @@ func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
 	if ws, err = filepath.EvalSymlinks(ws); err != nil {
 		return nil, fmt.Errorf("sandbox: workspace: %w", err)
 	}
+	if ws == "/" {
+		return nil, errors.New("sandbox: the workspace cannot be /")
+	}
 	opts.Workspace = ws
 	if opts.Grace <= 0 {
 		opts.Grace = 2 * time.Second
