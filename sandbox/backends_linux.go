@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,8 @@ func (s *Sandbox) helperSpec(command string) (string, error) {
 		DenyTCP:   s.denyTCP(),
 		LoUp:      s.netns(),
 		ReadOnly:  s.status.MountNS,
+		Protected: s.protected(),
+		Pinned:    s.pinned(s.protected()),
 		ABI:       s.status.Landlock,
 	}
 	b, err := json.Marshal(spec)
@@ -49,6 +52,13 @@ func (s *Sandbox) bwrapArgs(command string) []string {
 		"--bind", s.opts.Workspace, s.opts.Workspace,
 		"--bind", s.dirs.Root, s.dirs.Root,
 		"--chdir", s.opts.Workspace,
+	}
+	prot := s.protected()
+	for _, d := range s.pinned(prot) {
+		args = append(args, "--bind", d, d)
+	}
+	for _, p := range prot {
+		args = append(args, "--ro-bind", p, p)
 	}
 	if !s.opts.Network {
 		args = append(args, "--unshare-net")
@@ -184,4 +194,39 @@ func addUserNS(attr *syscall.SysProcAttr) {
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
 	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+}
+
+// protected lists the existing, non-symlink protected paths as absolute
+// paths inside the workspace.
+func (s *Sandbox) protected() []string {
+	var out []string
+	for _, rel := range s.opts.Protected {
+		p := filepath.Join(s.opts.Workspace, filepath.Clean("/"+rel))
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 && p != s.opts.Workspace {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pinned lists the directories between the workspace and each protected
+// path, outermost first. They become (writable) mount points so that
+// renaming them fails with EBUSY: `mv .git x && mkdir -p .git/hooks` would
+// otherwise replace a protected directory with a fresh one.
+func (s *Sandbox) pinned(protected []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range protected {
+		var chain []string
+		for d := filepath.Dir(p); d != s.opts.Workspace && len(d) > len(s.opts.Workspace); d = filepath.Dir(d) {
+			chain = append([]string{d}, chain...)
+		}
+		for _, d := range chain {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }

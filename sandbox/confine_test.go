@@ -302,3 +302,53 @@ func TestSyscallErrno(t *testing.T) {
 		})
 	}
 }
+
+func TestProtectedPathsInWorkspace(t *testing.T) {
+	for _, b := range confined {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{})
+			if !strings.Contains(strings.Join(s.Status().Layers, ","), "protected-paths") {
+				t.Skipf("no mount namespace here: %s", s.Status().Warning)
+			}
+			ws := s.Workspace()
+			if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+				t.Skipf("git init: %v %s", err, out)
+			}
+			if err := os.MkdirAll(filepath.Join(ws, ".vscode"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			config := filepath.Join(ws, ".git/config")
+			before, err := os.ReadFile(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []string{
+				"echo evil > .git/hooks/pre-commit",
+				"echo '[core] fsmonitor = evil' >> .git/config",
+				"git config core.fsmonitor evil",
+				"mv .git/config .git/config.old",
+				"rm -rf .git/hooks",
+				"mv .git .git-moved",
+				"echo '{}' > .vscode/settings.json",
+				"rm -rf .vscode",
+			} {
+				mustBeDenied(t, s, c)
+			}
+			// The rest of git keeps working.
+			mustSucceed(t, s, "echo ok > src.go && git add -A && git -c user.name=a -c user.email=a@b commit -qm one && git status --short && git log --oneline")
+			if b, _ := os.ReadFile(config); string(b) != string(before) {
+				t.Errorf("BREACH: .git/config = %q", b)
+			}
+			mustBeDenied(t, s, "git config user.email evil@example.com")
+			for _, p := range []string{".git/hooks/pre-commit", ".vscode/settings.json"} {
+				if _, err := os.Stat(filepath.Join(ws, p)); err == nil {
+					t.Errorf("BREACH: %s created", p)
+				}
+			}
+			// Opting out leaves the workspace fully writable.
+			s2 := newSandbox(t, b, Options{Workspace: ws, Protected: []string{}})
+			mustSucceed(t, s2, "echo '{}' > .vscode/settings.json")
+		})
+	}
+}

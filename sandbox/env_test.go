@@ -87,7 +87,7 @@ func TestStatusString(t *testing.T) {
 	if !strings.Contains(weak.Warning, "NOT blocked") {
 		t.Errorf("Landlock ABI 3 without netns must warn that the network is open: %+v", weak)
 	}
-	if on := applied(Status{Landlock: 7, LandlockOK: true, NetNS: true}, BackendLandlock, Options{Network: true}); slices.Contains(on.Layers, "netns") || on.Warning != "" {
+	if on := applied(Status{Landlock: 7, LandlockOK: true, NetNS: true, MountNS: true}, BackendLandlock, Options{Network: true}); slices.Contains(on.Layers, "netns") || on.Warning != "" {
 		t.Errorf("network on: %+v", on)
 	}
 }

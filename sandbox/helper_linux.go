@@ -19,12 +19,14 @@ import (
 type helperSpec struct {
 	Bash      string   `json:"bash"`
 	Command   string   `json:"command"`
-	ReadWrite []string `json:"rw"`      // directories: read, write, create, remove, rename
-	Devices   []string `json:"devices"` // device files opened for writing (/dev/null ...)
-	DenyTCP   bool     `json:"denyTcp"` // Landlock denies TCP bind and connect
-	LoUp      bool     `json:"loUp"`    // bring up lo of the command's fresh network namespace
-	ReadOnly  bool     `json:"ro"`      // in a fresh mount namespace: remount everything read-only but ReadWrite
-	ABI       int      `json:"abi"`     // Landlock ABI the parent measured; the helper refuses a lower one
+	ReadWrite []string `json:"rw"`        // directories: read, write, create, remove, rename
+	Devices   []string `json:"devices"`   // device files opened for writing (/dev/null ...)
+	DenyTCP   bool     `json:"denyTcp"`   // Landlock denies TCP bind and connect
+	LoUp      bool     `json:"loUp"`      // bring up lo of the command's fresh network namespace
+	ReadOnly  bool     `json:"ro"`        // in a fresh mount namespace: remount everything read-only but ReadWrite
+	Protected []string `json:"protected"` // with ReadOnly: existing paths inside ReadWrite kept read-only
+	Pinned    []string `json:"pinned"`    // with ReadOnly: their ancestors, made mount points (rename fails)
+	ABI       int      `json:"abi"`       // Landlock ABI the parent measured; the helper refuses a lower one
 }
 
 // deviceFiles are the devices a command may open for writing.
@@ -62,7 +64,7 @@ func confine(spec helperSpec) error {
 		return fmt.Errorf("landlock ABI %d, parent expected %d", abi, spec.ABI)
 	}
 	if spec.ReadOnly {
-		if err := readOnlyMounts(spec.ReadWrite); err != nil {
+		if err := readOnlyMounts(spec.ReadWrite, spec.Pinned, spec.Protected); err != nil {
 			return err
 		}
 	}
@@ -193,7 +195,7 @@ func loopbackUp() error {
 // restrict: chmod, chown, utime and xattrs on files outside the workspace
 // (as root, and on the user's own files), and root's write access to
 // procfs and sysfs files.
-func readOnlyMounts(rw []string) error {
+func readOnlyMounts(rw, pinned, protected []string) error {
 	// Nothing below may propagate back to the host's mount namespace.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
@@ -211,6 +213,29 @@ func readOnlyMounts(rw []string) error {
 		w := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
 		if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE, &w); err != nil {
 			return fmt.Errorf("remount %s read-write: %w", p, err)
+		}
+	}
+	// Protected paths inside the workspace (.git/hooks ...): read-only bind
+	// mounts, which also make renaming or deleting them fail (EBUSY), as
+	// for their pinned ancestors, which stay writable.
+	for _, d := range pinned {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		if err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("pin %s: %w", d, err)
+		}
+	}
+	for _, p := range protected {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			continue // missing, or a link whose target the rules above cover
+		}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &ro); err != nil {
+			return fmt.Errorf("protect %s: %w", p, err)
 		}
 	}
 	// The working directory still points below the old, now read-only,

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -46,6 +47,13 @@ type Options struct {
 	// route out. It turns off the Landlock TCP layer and only applies while
 	// the network-namespace layer is active. bwrap always allows it.
 	Loopback bool
+	// Protected lists paths relative to the workspace that commands may not
+	// change although they are inside it (git hooks and config, editor and
+	// agent settings: injection scenarios I02, I07-I10). nil means
+	// DefaultProtected; an empty non-nil slice protects nothing. Only paths
+	// that exist when a command starts are protected, and only with a mount
+	// namespace (landlock backend) or bwrap.
+	Protected []string
 	// Backend forces a backend; BackendAuto picks the strongest working one.
 	// BackendNone disables confinement (Status then says so).
 	Backend Backend
@@ -56,6 +64,13 @@ type Options struct {
 	// noNetNS keeps the host network namespace (tests of the Landlock TCP
 	// layer on its own).
 	noNetNS bool
+}
+
+// DefaultProtected are the workspace paths kept read-only by default.
+var DefaultProtected = []string{
+	".git/hooks", ".git/config", ".git/info", ".gitmodules",
+	".vscode", ".idea", ".zed", ".nvim.lua", ".exrc", ".envrc",
+	".agent-lsp", ".mcp.json",
 }
 
 // Sandbox runs confined commands for one workspace.
@@ -93,6 +108,9 @@ func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
 		return nil, errors.New("sandbox: the workspace cannot be /")
 	}
 	opts.Workspace = ws
+	if opts.Protected == nil {
+		opts.Protected = DefaultProtected
+	}
 	if opts.Grace <= 0 {
 		opts.Grace = 2 * time.Second
 	}
@@ -180,7 +198,7 @@ func applied(p Status, b Backend, opts Options) Status {
 			st.Layers = append(st.Layers, "pidns")
 		}
 		if p.MountNS {
-			st.Layers = append(st.Layers, "ro-mounts")
+			st.Layers = append(st.Layers, "ro-mounts", "protected-paths")
 		}
 		st.Layers = append(st.Layers, "no_new_privs", "caps-dropped")
 		switch {
@@ -189,8 +207,11 @@ func applied(p Status, b Backend, opts Options) Status {
 		case !opts.Network && (!p.NetNS || opts.noNetNS):
 			st.Warning = "no network namespace: only TCP is blocked (Landlock); UDP and DNS still leave the machine"
 		}
+		if !p.MountNS {
+			st.Warning = strings.TrimPrefix(st.Warning+"; no mount namespace: protected paths in the workspace and chmod/chown/utime outside it are not enforced", "; ")
+		}
 	case BackendBwrap:
-		st.Layers = []string{"bwrap-ro-root", "pidns", "ipcns", "utsns"}
+		st.Layers = []string{"bwrap-ro-root", "protected-paths", "pidns", "ipcns", "utsns"}
 		if !opts.Network {
 			st.Layers = append(st.Layers, "netns")
 		}

@@ -48,7 +48,7 @@ func TestUnprivileged(t *testing.T) {
 	os.Mkdir(home, 0o755)
 	os.Chown(home, 65534, 65534)
 	cmd := exec.Command(bin, "-test.short", "-test.count=1", "-test.v",
-		"-test.run=^(TestProbeReport|TestWritesOutsideWorkspaceFail|TestPlantedSymlinkDoesNotEscape|TestOtherProcessesUnreachable|TestNoPrivileges|TestWorkspaceUsable|TestNetworkBlocked|TestLoopbackOption|TestTimeoutKillsProcessGroup|TestPdeathsig|TestCommandEnvironment)$")
+		"-test.run=^(TestProbeReport|TestWritesOutsideWorkspaceFail|TestPlantedSymlinkDoesNotEscape|TestOtherProcessesUnreachable|TestNoPrivileges|TestWorkspaceUsable|TestNetworkBlocked|TestLoopbackOption|TestTimeoutKillsProcessGroup|TestPdeathsig|TestCommandEnvironment|TestProtectedPathsInWorkspace|TestHelperFailsClosed)$")
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
