@@ -28,6 +28,7 @@ func (s *Sandbox) helperSpec(command string) (string, error) {
 		ReadOnly:  s.status.MountNS,
 		Protected: s.protected(),
 		Pinned:    s.pinned(s.protected()),
+		Init:      s.status.PIDNS,
 		ABI:       s.status.Landlock,
 	}
 	b, err := json.Marshal(spec)

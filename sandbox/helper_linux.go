@@ -26,8 +26,16 @@ type helperSpec struct {
 	ReadOnly  bool     `json:"ro"`        // in a fresh mount namespace: remount everything read-only but ReadWrite
 	Protected []string `json:"protected"` // with ReadOnly: existing paths inside ReadWrite kept read-only
 	Pinned    []string `json:"pinned"`    // with ReadOnly: their ancestors, made mount points (rename fails)
+	Init      bool     `json:"init"`      // the helper is pid 1 of a new PID namespace: run the command under initScript
 	ABI       int      `json:"abi"`       // Landlock ABI the parent measured; the helper refuses a lower one
 }
+
+// initScript runs as pid 1 of the command's PID namespace. The kernel drops
+// signals without a handler sent to pid 1, so a command running as pid 1
+// would ignore the SIGTERM of a cancel; as a child it gets it with the rest
+// of the process group, and this shell exits with its status (143). Pid 1
+// also reaps orphans, and its exit takes down the whole namespace.
+const initScript = `bash -c "$1" & wait $!`
 
 // deviceFiles are the devices a command may open for writing.
 var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
@@ -49,6 +57,9 @@ func runHelper(args []string) error {
 		return err
 	}
 	argv := []string{"bash", "-c", spec.Command}
+	if spec.Init {
+		argv = []string{"bash", "-c", initScript, "bash", spec.Command}
+	}
 	return fmt.Errorf("exec %s: %w", spec.Bash, syscall.Exec(spec.Bash, argv, os.Environ()))
 }
 

@@ -100,19 +100,45 @@ func TestSetsidEscapeKilled(t *testing.T) {
 }
 
 func TestCancelStopsCommand(t *testing.T) {
-	s := newSandbox(t, BackendLandlock, Options{Grace: 200 * time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd, _ := s.Command(ctx, "sleep 1000")
-	time.AfterFunc(200*time.Millisecond, cancel)
-	start := time.Now()
-	res, err := Run(ctx, cmd, RunOptions{Grace: 200 * time.Millisecond})
-	// sleep is pid 1 of the PID namespace, which ignores SIGTERM: SIGKILL
-	// follows after the grace.
-	if err != nil || !res.Cancelled || res.TimedOut || (res.ExitCode != 128+int(syscall.SIGTERM) && res.ExitCode != 128+int(syscall.SIGKILL)) {
-		t.Fatalf("cancelled run: %v %+v", err, res)
+	for _, b := range allBackends {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{Grace: 5 * time.Second})
+			ctx, cancel := context.WithCancel(context.Background())
+			cmd, _ := s.Command(ctx, "sleep 1000; touch after")
+			time.AfterFunc(300*time.Millisecond, cancel)
+			start := time.Now()
+			res, err := Run(ctx, cmd, RunOptions{Grace: 5 * time.Second})
+			// SIGTERM ends it well within the grace: no SIGKILL needed.
+			if err != nil || !res.Cancelled || res.TimedOut || res.ExitCode != 128+int(syscall.SIGTERM) {
+				t.Fatalf("cancelled run: %v %+v %s", err, res, res.Output)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("cancel took %v", d)
+			}
+			if _, err := os.Stat(s.Workspace() + "/after"); err == nil {
+				t.Error("the command went on after SIGTERM")
+			}
+		})
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("cancel took %v", d)
+}
+
+func TestExitStatusPassesThrough(t *testing.T) {
+	for _, b := range allBackends {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{})
+			res := run(t, s, "echo out; echo err >&2; exit 7")
+			if res.ExitCode != 7 || !strings.Contains(string(res.Output), "out") || !strings.Contains(string(res.Output), "err") {
+				t.Errorf("result %+v %q", res, res.Output)
+			}
+			if res := run(t, s, "kill -KILL $$"); res.ExitCode != 128+int(syscall.SIGKILL) {
+				t.Errorf("self-kill exit = %d", res.ExitCode)
+			}
+			if out := mustSucceed(t, s, `printf '%s|' "$0" 'a b' "it's"`); !strings.HasSuffix(out, "bash|a b|it's|") {
+				t.Errorf("quoting: %q", out)
+			}
+		})
 	}
 }
 

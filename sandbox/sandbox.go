@@ -262,6 +262,7 @@ func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error
 		cmd = exec.CommandContext(ctx, s.status.BwrapPath, s.bwrapArgs(command)...)
 	case BackendNone:
 		cmd = exec.CommandContext(ctx, s.bash, "-c", command)
+		cmd.Args[0] = "bash"
 	default:
 		return nil, fmt.Errorf("sandbox: unknown backend %q", s.status.Backend)
 	}
