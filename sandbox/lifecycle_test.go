@@ -185,3 +185,25 @@ func TestPdeathsig(t *testing.T) {
 		})
 	}
 }
+
+// TestRunPlainCommand: Run also takes a cmd that did not come from a
+// Sandbox (with or without a context) and still cleans up its group.
+func TestRunPlainCommand(t *testing.T) {
+	t.Parallel()
+	marker := randName("agent-lsp-plain")
+	for _, cmd := range []*exec.Cmd{
+		exec.Command("bash", "-c", "(exec -a "+marker+" sleep 1000) & echo hi"),
+		exec.CommandContext(context.Background(), "bash", "-c", "(exec -a "+marker+" sleep 1000) & echo hi"),
+	} {
+		res, err := Run(context.Background(), cmd, RunOptions{Timeout: time.Minute, Grace: 200 * time.Millisecond})
+		if err != nil || res.ExitCode != 0 || strings.TrimSpace(string(res.Output)) != "hi" {
+			t.Fatalf("Run: %v %+v %q", err, res, res.Output)
+		}
+		if !GroupGone(cmd.Process.Pid) {
+			t.Errorf("group %d survives", cmd.Process.Pid)
+		}
+	}
+	if left := waitNoMarker(marker, 2*time.Second); len(left) > 0 {
+		t.Errorf("background children survive: %v", left)
+	}
+}

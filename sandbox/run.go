@@ -28,11 +28,15 @@ func Prepare(cmd *exec.Cmd, grace time.Duration) {
 	cmd.SysProcAttr.Setpgid = false // Setsid already makes a new group; setpgid would fail
 	setPdeathsig(cmd.SysProcAttr)
 	cmd.Stdin = nil
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
+	// exec.CommandContext sets Cancel (to kill only the leader); a Cancel on
+	// a cmd without a context would make Start fail.
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error {
+			if cmd.Process == nil {
+				return nil
+			}
+			return SignalGroup(cmd.Process.Pid, syscall.SIGTERM)
 		}
-		return SignalGroup(cmd.Process.Pid, syscall.SIGTERM)
 	}
 	cmd.WaitDelay = grace
 }
