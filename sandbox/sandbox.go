@@ -246,8 +246,9 @@ func (s *Sandbox) Close() error {
 // Command returns `bash -c command` confined by the sandbox, started in the
 // workspace in a new session and process group, with stdin on /dev/null,
 // Pdeathsig and a scrubbed environment. Cancelling ctx sends SIGTERM to the
-// whole group, then SIGKILL after the grace period. Use Run to also get a
-// timeout, capped output and the guarantee that no child survives.
+// whole group and, after the grace period, SIGKILL to the leader (which
+// takes a PID namespace down with it). Use Run to also get a timeout,
+// capped output and the guarantee that no process of the group survives.
 func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error) {
 	env := commandEnv(s.opts.Env, s.opts.Workspace, s.dirs, s.opts.Network)
 	var cmd *exec.Cmd
