@@ -9,4 +9,10 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
-require github.com/sashabaranov/go-openai v1.43.0
+require (
+	github.com/landlock-lsm/go-landlock v0.11.2
+	github.com/sashabaranov/go-openai v1.43.0
+	golang.org/x/sys v0.49.0
+)
+
+require kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect

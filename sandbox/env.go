@@ -1,0 +1,134 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// secretSubstrings mark a variable as a secret wherever they appear in its
+// (upper-cased) name.
+var secretSubstrings = []string{
+	"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD",
+	"CREDENTIAL", "PRIVATE_KEY", "ACCESS_KEY", "COOKIE",
+}
+
+// secretPrefixes mark whole families of provider and cloud variables.
+var secretPrefixes = []string{
+	"AWS_", "OPENAI_", "ANTHROPIC_", "AZURE_", "GOOGLE_", "GEMINI_", "GCP_",
+	"OPENROUTER_", "MISTRAL_", "GROQ_", "HF_", "HUGGING", "AGENT_LSP_",
+	"GITHUB_", "GH_", "GITLAB_", "NPM_", "DOCKER_", "VAULT_",
+	// Exported shell functions change what later commands do (injection I12).
+	"BASH_FUNC_",
+}
+
+// secretNames are dropped by exact name: agent sockets hand out keys, and
+// BASH_ENV/ENV make every `bash -c` source a file first.
+var secretNames = map[string]bool{
+	"SSH_AUTH_SOCK": true, "SSH_AGENT_PID": true, "GPG_AGENT_INFO": true,
+	"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true,
+	"KUBECONFIG": true, "NETRC": true, "PGPASS": true, "XAUTHORITY": true,
+}
+
+// IsSecretName reports whether an environment variable name looks like it
+// holds a credential or changes how bash starts, and so must not reach a
+// command the agent runs.
+func IsSecretName(name string) bool {
+	n := strings.ToUpper(name)
+	if secretNames[n] {
+		return true
+	}
+	if strings.HasSuffix(n, "_KEY") || strings.HasSuffix(n, "_SECRET") || strings.HasSuffix(n, "_TOKEN") || strings.HasSuffix(n, "_PAT") || strings.HasSuffix(n, "_AUTH") {
+		return true
+	}
+	for _, s := range secretSubstrings {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ScrubEnv returns env without secrets (see IsSecretName) and without
+// malformed entries. The input is not modified.
+func ScrubEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || IsSecretName(name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// setEnv replaces or appends name=value in env.
+func setEnv(env []string, name, value string) []string {
+	prefix := name + "="
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, prefix) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, prefix+value)
+}
+
+// privateDirs are the writable directories a command gets besides the
+// workspace, all inside the sandbox's state directory.
+type privateDirs struct {
+	Root, Tmp, Cache, GoCache, Config string
+}
+
+func newPrivateDirs(state string) (privateDirs, error) {
+	d := privateDirs{
+		Root:    state,
+		Tmp:     filepath.Join(state, "tmp"),
+		Cache:   filepath.Join(state, "cache"),
+		GoCache: filepath.Join(state, "cache", "go-build"),
+		Config:  filepath.Join(state, "config"),
+	}
+	for _, p := range []string{d.Tmp, d.GoCache, filepath.Join(d.Config, "go")} {
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			return d, err
+		}
+	}
+	// `go env -w` settings of the user (GOPRIVATE, GOPROXY ...) keep working,
+	// but the sandbox writes only to its copy: ~/.config/go/env is read by
+	// every unsandboxed go command later.
+	if home, err := os.UserConfigDir(); err == nil {
+		if b, err := os.ReadFile(filepath.Join(home, "go", "env")); err == nil {
+			_ = os.WriteFile(filepath.Join(d.Config, "go", "env"), b, 0o600)
+		}
+	}
+	return d, nil
+}
+
+// commandEnv builds the environment of a confined command: the scrubbed
+// base plus private temporary, cache and config directories.
+func commandEnv(base []string, ws string, d privateDirs, network bool) []string {
+	env := ScrubEnv(base)
+	for _, kv := range [][2]string{
+		{"PWD", ws},
+		{"TMPDIR", d.Tmp},
+		{"GOTMPDIR", d.Tmp},
+		{"GOCACHE", d.GoCache},
+		{"XDG_CACHE_HOME", d.Cache},
+		{"XDG_CONFIG_HOME", d.Config},
+		{"GOTELEMETRY", "off"},
+	} {
+		env = setEnv(env, kv[0], kv[1])
+	}
+	if !network {
+		// A clear error ("module lookup disabled by GOPROXY=off") instead of
+		// a DNS timeout, and no module path ever leaves the machine (I18).
+		env = setEnv(env, "GOPROXY", "off")
+	}
+	return env
+}

@@ -1,0 +1,193 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Prepare sets the process-lifecycle attributes every agent command needs:
+// a new session (no controlling terminal) whose process group is the
+// command's, SIGKILL when the server dies (Pdeathsig), and, for a cmd made
+// by exec.CommandContext, SIGTERM to the whole group on cancel followed by
+// SIGKILL of the leader after grace. Stdin is left nil (/dev/null).
+//
+// Pdeathsig fires when the OS thread that started the command exits; Go
+// keeps its threads alive, so in practice that is when the server dies.
+func Prepare(cmd *exec.Cmd, grace time.Duration) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setpgid = false // Setsid already makes a new group; setpgid would fail
+	setPdeathsig(cmd.SysProcAttr)
+	cmd.Stdin = nil
+	// exec.CommandContext sets Cancel (to kill only the leader); a Cancel on
+	// a cmd without a context would make Start fail.
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error {
+			if cmd.Process == nil {
+				return nil
+			}
+			return SignalGroup(cmd.Process.Pid, syscall.SIGTERM)
+		}
+	}
+	cmd.WaitDelay = grace
+}
+
+// SignalGroup sends sig to every process in the group pgid. A group that is
+// already gone is not an error.
+func SignalGroup(pgid int, sig syscall.Signal) error {
+	if pgid <= 1 {
+		return fmt.Errorf("refusing to signal process group %d", pgid)
+	}
+	err := syscall.Kill(-pgid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// GroupGone reports whether no process is left running in group pgid:
+// kill(-pgid, 0) fails with ESRCH, or every member is a zombie. Zombies
+// happen when a member was reparented to an init that reaps slowly (bwrap's
+// PID-namespace init is left to the host's pid 1); they run no code.
+func GroupGone(pgid int) bool {
+	if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+		return true
+	}
+	live, ok := liveGroupMembers(pgid)
+	return ok && len(live) == 0
+}
+
+// ErrHelperFailed is returned by Run when the sandbox helper refused to run
+// the command because it could not confine itself.
+var ErrHelperFailed = errors.New("sandbox helper could not confine the command")
+
+// RunOptions bound one Run.
+type RunOptions struct {
+	// Timeout stops the command after this long; zero means none.
+	Timeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL; zero means 2s.
+	Grace time.Duration
+	// MaxOutput caps the captured output; the head and tail are kept.
+	// Zero means 1 MiB.
+	MaxOutput int
+}
+
+// Result is what a command did.
+type Result struct {
+	// Output is stdout and stderr interleaved, possibly cut in the middle.
+	Output []byte
+	// Omitted is the number of bytes cut from the middle of Output.
+	Omitted int64
+	// ExitCode is the shell-style status: 128+N when killed by signal N.
+	ExitCode int
+	// TimedOut is true when the timeout (not ctx) stopped the command.
+	TimedOut bool
+	// Cancelled is true when ctx stopped the command.
+	Cancelled bool
+}
+
+// Run starts cmd (from Sandbox.Command, or any cmd passed to Prepare),
+// captures its combined output, stops its process group on timeout or when
+// ctx is done (SIGTERM, then SIGKILL after the grace), and before returning
+// kills whatever is left of the group and waits until the group is gone.
+// A non-nil error means the harness failed (start, the helper refused, or a
+// surviving group), not that the command did.
+func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
+	if opts.Grace <= 0 {
+		opts.Grace = 2 * time.Second
+	}
+	if opts.MaxOutput <= 0 {
+		opts.MaxOutput = 1 << 20
+	}
+	if cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setsid {
+		Prepare(cmd, opts.Grace)
+	}
+	out := newHeadTail(opts.MaxOutput)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("start: %w", err)
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var timeout <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var res Result
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timeout:
+		res.TimedOut = true
+		waitErr = stopGroup(pgid, opts.Grace, done)
+	case <-ctx.Done():
+		res.Cancelled = true
+		waitErr = stopGroup(pgid, opts.Grace, done)
+	}
+	// Background children may outlive the shell: sweep the group.
+	_ = SignalGroup(pgid, syscall.SIGKILL)
+	var err error
+	if !waitGroupGone(pgid, 5*time.Second) {
+		err = fmt.Errorf("process group %d survived SIGKILL", pgid)
+	}
+	res.Output, res.Omitted = out.Bytes()
+	res.ExitCode = exitCode(cmd, waitErr)
+	if err == nil && res.ExitCode == ExitHelperFailed && bytes.Contains(res.Output, []byte(HelperFailedPrefix)) {
+		err = fmt.Errorf("%w: %s", ErrHelperFailed, bytes.TrimSpace(res.Output))
+	}
+	return res, err
+}
+
+// stopGroup sends SIGTERM to the group, then SIGKILL after grace, and
+// returns the leader's wait result.
+func stopGroup(pgid int, grace time.Duration, done <-chan error) error {
+	_ = SignalGroup(pgid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		_ = SignalGroup(pgid, syscall.SIGKILL)
+		return <-done
+	}
+}
+
+func waitGroupGone(pgid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for i := 0; !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH); i++ {
+		// Scanning /proc costs more than kill(2): only after a short wait.
+		if i >= 10 && GroupGone(pgid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return true
+}
+
+func exitCode(cmd *exec.Cmd, waitErr error) int {
+	ps := cmd.ProcessState
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}

@@ -1,0 +1,277 @@
+//go:build unix
+
+// Package sandbox runs the agent's shell commands confined by the OS: writes
+// only inside the workspace and a private temporary/cache directory, no
+// network unless configured, and no way to gain privileges.
+//
+// Rules:
+//  1. Probe at start-up what works and apply the strongest backend:
+//     landlock (re-exec helper with Landlock, network/PID/IPC/UTS
+//     namespaces, a mount namespace with every mount read-only except the
+//     workspace and private directory, no_new_privs, capabilities dropped)
+//     → bwrap → none.
+//  2. A missing sandbox never looks like an allowed one: Status says
+//     "none" and Confined() is false, and the caller asks for every command.
+//  3. The helper fails closed: if it cannot confine itself it exits with
+//     ExitHelperFailed and never runs the command.
+//  4. Every command runs in its own session and process group, dies with
+//     the server (Pdeathsig), reads /dev/null and gets a scrubbed
+//     environment (ScrubEnv); Run kills the whole group when it returns.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Options configure a Sandbox.
+type Options struct {
+	// Workspace is the directory commands may write to and start in.
+	Workspace string
+	// StateDir holds the private tmp, cache and config directories. Empty
+	// means a fresh temporary directory, removed by Close.
+	StateDir string
+	// Network lets commands use the network (no network namespace, no
+	// Landlock TCP rules).
+	Network bool
+	// Env is the base environment before scrubbing; nil means os.Environ().
+	Env []string
+	// Loopback lets commands use TCP on the loopback of their private
+	// network namespace (test servers such as httptest), still with no
+	// route out. It turns off the Landlock TCP layer and only applies while
+	// the network-namespace layer is active. bwrap always allows it.
+	Loopback bool
+	// Protected lists paths relative to the workspace that commands may not
+	// change although they are inside it (git hooks and config, editor and
+	// agent settings: injection scenarios I02, I07-I10). nil means
+	// DefaultProtected; an empty non-nil slice protects nothing. Only paths
+	// that exist when a command starts are protected, and only with a mount
+	// namespace (landlock backend) or bwrap.
+	Protected []string
+	// Backend forces a backend; BackendAuto picks the strongest working one.
+	// BackendNone disables confinement (Status then says so).
+	Backend Backend
+	// Grace is how long a cancelled command gets between SIGTERM and
+	// SIGKILL; zero means 2s.
+	Grace time.Duration
+
+	// noNetNS keeps the host network namespace (tests of the Landlock TCP
+	// layer on its own).
+	noNetNS bool
+}
+
+// DefaultProtected are the workspace paths kept read-only by default.
+var DefaultProtected = []string{
+	".git/hooks", ".git/config", ".git/info", ".gitmodules",
+	".vscode", ".idea", ".zed", ".nvim.lua", ".exrc", ".envrc",
+	".agent-lsp", ".mcp.json",
+}
+
+// Sandbox runs confined commands for one workspace.
+type Sandbox struct {
+	opts    Options
+	dirs    privateDirs
+	ownDir  bool
+	status  Status
+	bash    string
+	selfExe string
+}
+
+// ErrUnavailable is returned by New when an explicitly requested backend
+// does not work on this machine.
+var ErrUnavailable = errors.New("sandbox backend unavailable")
+
+// New prepares a sandbox for opts.Workspace. It probes the machine (once per
+// process) and picks the backend.
+func New(opts Options) (*Sandbox, error) {
+	return newWithProbe(opts, Probe())
+}
+
+func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
+	if opts.Workspace == "" {
+		return nil, errors.New("sandbox: no workspace")
+	}
+	ws, err := filepath.Abs(opts.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	if ws, err = filepath.EvalSymlinks(ws); err != nil {
+		return nil, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if ws == "/" {
+		return nil, errors.New("sandbox: the workspace cannot be /")
+	}
+	opts.Workspace = ws
+	if opts.Protected == nil {
+		opts.Protected = DefaultProtected
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 2 * time.Second
+	}
+	if opts.Env == nil {
+		opts.Env = os.Environ()
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	s := &Sandbox{opts: opts, bash: bash, selfExe: "/proc/self/exe"}
+	backend, err := choose(opts, probe)
+	if err != nil {
+		return nil, err
+	}
+	s.status = applied(probe, backend, opts)
+	state := opts.StateDir
+	if state == "" {
+		if state, err = os.MkdirTemp("", "agent-lsp-sandbox-"); err != nil {
+			return nil, err
+		}
+		s.ownDir = true
+	}
+	if state, err = filepath.Abs(state); err == nil {
+		state, err = filepath.EvalSymlinks(state)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: state dir: %w", err)
+	}
+	if s.dirs, err = newPrivateDirs(state); err != nil {
+		return nil, fmt.Errorf("sandbox: state dir: %w", err)
+	}
+	return s, nil
+}
+
+// choose picks the backend for opts given what the probe found.
+func choose(opts Options, p Status) (Backend, error) {
+	switch opts.Backend {
+	case BackendNone:
+		return BackendNone, nil
+	case BackendLandlock:
+		if !p.LandlockOK {
+			return "", fmt.Errorf("%w: landlock (kernel ABI %d): %v", ErrUnavailable, p.Landlock, p.Errors)
+		}
+		return BackendLandlock, nil
+	case BackendBwrap:
+		if !p.Bwrap {
+			return "", fmt.Errorf("%w: bwrap: %v", ErrUnavailable, p.Errors)
+		}
+		return BackendBwrap, nil
+	case BackendAuto:
+		switch {
+		case p.LandlockOK && (p.NetNS || opts.Network):
+			return BackendLandlock, nil
+		case p.Bwrap:
+			return BackendBwrap, nil
+		case p.LandlockOK:
+			return BackendLandlock, nil // no netns: Landlock still denies TCP
+		}
+		return BackendNone, nil
+	}
+	return "", fmt.Errorf("sandbox: unknown backend %q", opts.Backend)
+}
+
+// applied describes the protections a command gets with backend b.
+func applied(p Status, b Backend, opts Options) Status {
+	st := p
+	st.Backend = b
+	st.Network = opts.Network
+	st.Warning = ""
+	switch b {
+	case BackendLandlock:
+		st.Layers = []string{fmt.Sprintf("landlock-fs(abi %d)", p.Landlock)}
+		netns := !opts.Network && p.NetNS && !opts.noNetNS
+		if !opts.Network && p.Landlock >= 4 && !(opts.Loopback && netns) {
+			st.Layers = append(st.Layers, "landlock-tcp-deny")
+		}
+		if p.Landlock >= 6 {
+			st.Layers = append(st.Layers, "landlock-scope(signals,abstract-unix)")
+		}
+		if netns {
+			st.Layers = append(st.Layers, "netns")
+		}
+		if p.PIDNS {
+			st.Layers = append(st.Layers, "pidns")
+		}
+		if p.MountNS {
+			st.Layers = append(st.Layers, "ro-mounts", "protected-paths")
+		}
+		st.Layers = append(st.Layers, "no_new_privs", "caps-dropped")
+		switch {
+		case !opts.Network && !p.NetNS && p.Landlock < 4:
+			st.Warning = "network is NOT blocked: no network namespace and Landlock ABI < 4"
+		case !opts.Network && (!p.NetNS || opts.noNetNS):
+			st.Warning = "no network namespace: only TCP is blocked (Landlock); UDP and DNS still leave the machine"
+		}
+		if !p.MountNS {
+			st.Warning = strings.TrimPrefix(st.Warning+"; no mount namespace: protected paths in the workspace and chmod/chown/utime outside it are not enforced", "; ")
+		}
+	case BackendBwrap:
+		st.Layers = []string{"bwrap-ro-root", "protected-paths", "pidns", "ipcns", "utsns"}
+		if !opts.Network {
+			st.Layers = append(st.Layers, "netns")
+		}
+		st.Layers = append(st.Layers, "no_new_privs", "caps-dropped")
+	default:
+		st.Layers = nil
+		st.Warning = "no sandbox layer is active: commands run with the server's full rights; ask the user for every command"
+		if opts.Backend == BackendNone {
+			st.Warning = "sandbox disabled by configuration: commands run with the server's full rights; ask the user for every command"
+		}
+	}
+	return st
+}
+
+// Status reports the backend and layers applied to this sandbox's commands.
+func (s *Sandbox) Status() Status { return s.status }
+
+// Workspace returns the resolved workspace directory.
+func (s *Sandbox) Workspace() string { return s.opts.Workspace }
+
+// StateDir returns the private directory holding tmp, cache and config.
+func (s *Sandbox) StateDir() string { return s.dirs.Root }
+
+// Close removes the private state directory if New created it.
+func (s *Sandbox) Close() error {
+	if s.ownDir {
+		return os.RemoveAll(s.dirs.Root)
+	}
+	return nil
+}
+
+// Command returns `bash -c command` confined by the sandbox, started in the
+// workspace in a new session and process group, with stdin on /dev/null,
+// Pdeathsig and a scrubbed environment. Cancelling ctx sends SIGTERM to the
+// whole group and, after the grace period, SIGKILL to the leader (which
+// takes a PID namespace down with it). Use Run to also get a timeout,
+// capped output and the guarantee that no process of the group survives.
+func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error) {
+	env := commandEnv(s.opts.Env, s.opts.Workspace, s.dirs, s.opts.Network)
+	var cmd *exec.Cmd
+	switch s.status.Backend {
+	case BackendLandlock:
+		spec, err := s.helperSpec(command)
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.CommandContext(ctx, s.selfExe, HelperArg, spec)
+	case BackendBwrap:
+		cmd = exec.CommandContext(ctx, s.status.BwrapPath, s.bwrapArgs(command)...)
+	case BackendNone:
+		cmd = exec.CommandContext(ctx, s.bash, "-c", command)
+		cmd.Args[0] = "bash"
+	default:
+		return nil, fmt.Errorf("sandbox: unknown backend %q", s.status.Backend)
+	}
+	cmd.Dir = s.opts.Workspace
+	cmd.Env = env
+	Prepare(cmd, s.opts.Grace)
+	if s.status.Backend == BackendLandlock {
+		s.namespaces(cmd)
+	}
+	return cmd, nil
+}
