@@ -1,0 +1,429 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+//go:embed grep.md
+var grepDescription string
+
+// Limits of one grep call.
+const (
+	GrepMaxMatches   = 500
+	GrepMaxLineBytes = 300
+	// GrepMaxFileSize is the largest file grep searches; bigger ones are
+	// skipped and counted.
+	GrepMaxFileSize = 64 << 20
+)
+
+// GrepParams are the arguments of grep.
+type GrepParams struct {
+	Pattern    string `json:"pattern" jsonschema:"RE2 regular expression (Go syntax) matched against each line; a fixed string if literal is true"`
+	Path       string `json:"path,omitempty" jsonschema:"File or directory to search, relative to the workspace root (default: the root)"`
+	Glob       string `json:"glob,omitempty" jsonschema:"Only search files matching this glob, e.g. *.go or src/**/*.ts (without / it matches file names)"`
+	Literal    bool   `json:"literal,omitempty" jsonschema:"Treat pattern as a fixed string, not a regular expression"`
+	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Match without regard to letter case"`
+}
+
+// NewGrep returns the grep tool over ws. It searches the disk under
+// ws.Root() (unsaved editor changes are not seen).
+func NewGrep(ws Workspace) *Tool {
+	return Define("grep", grepDescription, true, func(ctx context.Context, p *GrepParams) (Result, error) {
+		return grep(ctx, ws, p)
+	})
+}
+
+func grep(ctx context.Context, ws Workspace, p *GrepParams) (Result, error) {
+	m, err := compileGrep(p.Pattern, p.Literal, p.IgnoreCase)
+	if err != nil {
+		return Errorf("grep: %v", err), nil
+	}
+	base := "."
+	if p.Path != "" {
+		if base, err = resolveIn(ws, p.Path); err != nil {
+			return Errorf("grep: %v", err), nil
+		}
+	}
+	var include string
+	if p.Glob != "" {
+		include = strings.TrimPrefix(p.Glob, "./")
+		if !doublestar.ValidatePattern(include) || checkChars(include) != nil {
+			return Errorf("grep: glob %q is not a valid glob pattern", p.Glob), nil
+		}
+	}
+	hard := false
+	if h, ok := ws.(interface{ AllowsHardLinks() bool }); ok {
+		hard = h.AllowsHardLinks()
+	}
+	root, err := os.OpenRoot(ws.Root())
+	if err != nil {
+		return Result{}, fmt.Errorf("grep: open workspace: %w", err)
+	}
+	defer root.Close()
+
+	s := &grepSearch{m: m, hard: hard}
+	fi, err := root.Stat(base)
+	if err != nil {
+		return Errorf("grep: %v", rootError(base, err)), nil
+	}
+	if !fi.IsDir() {
+		// One file, named explicitly: search it even if ignored.
+		f, st, err := openRegular(root, base, hard)
+		if err != nil {
+			return Errorf("grep: %v", err), nil
+		}
+		var buf []byte
+		s.searchFile(f, st.Size(), base, &buf)
+		f.Close()
+		if s.binary > 0 {
+			return Errorf("grep: %s is a binary file, %d bytes; grep searches text only", base, st.Size()), nil
+		}
+	} else if err := s.walk(ctx, root, base, include); err != nil {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		return Errorf("grep: %v", err), nil
+	}
+	return Result{Text: s.report(p.Pattern, base)}, nil
+}
+
+// grepMatcher finds matching lines in a whole file.
+type grepMatcher struct {
+	lit   []byte         // required literal: files without it cannot match
+	line  *regexp.Regexp // checks one line; nil when lit is the whole pattern
+	multi *regexp.Regexp // (?m) form, scans files that have no required literal
+}
+
+func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error) {
+	if pattern == "" {
+		return nil, errors.New("pattern is empty")
+	}
+	if literal && !ignoreCase {
+		if strings.Contains(pattern, "\n") {
+			return nil, errors.New("pattern contains a newline; grep matches one line at a time")
+		}
+		return &grepMatcher{lit: []byte(pattern)}, nil
+	}
+	expr := pattern
+	if literal {
+		expr = regexp.QuoteMeta(pattern)
+	}
+	if ignoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q is not a valid RE2 regular expression (%v); set literal to search for the text as written", pattern, err)
+	}
+	m := &grepMatcher{line: re}
+	if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		m.lit = []byte(requiredLiteral(tree.Simplify()))
+	}
+	if len(m.lit) == 0 {
+		m.lit = nil
+		m.multi = regexp.MustCompile("(?m)" + expr)
+	}
+	return m, nil
+}
+
+// requiredLiteral returns a case-sensitive string that every match of re
+// contains (the longest it finds), or "".
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return ""
+		}
+		return string(re.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if l := requiredLiteral(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return ""
+}
+
+// scan calls emit for each matching line of buf with its 1-based number,
+// in order, until emit returns false. Line numbers are counted only up to
+// the matches.
+func (m *grepMatcher) scan(buf []byte, emit func(n int, line []byte) bool) {
+	n, counted := 1, 0
+	for pos := 0; pos < len(buf); {
+		var start int
+		if m.lit != nil {
+			i := bytes.Index(buf[pos:], m.lit)
+			if i < 0 {
+				return
+			}
+			start = pos + i
+		} else {
+			loc := m.multi.FindIndex(buf[pos:])
+			if loc == nil {
+				return
+			}
+			start = pos + loc[0]
+		}
+		ls := pos + bytes.LastIndexByte(buf[pos:start], '\n') + 1
+		le := len(buf)
+		if i := bytes.IndexByte(buf[start:], '\n'); i >= 0 {
+			le = start + i
+		}
+		line := buf[ls:le]
+		if m.line == nil || m.line.Match(line) {
+			n += bytes.Count(buf[counted:ls], nl)
+			counted = ls
+			if !emit(n, line) {
+				return
+			}
+		}
+		pos = le + 1
+	}
+}
+
+var nl = []byte{'\n'}
+
+// grepSearch gathers the results of one grep call.
+type grepSearch struct {
+	m    *grepMatcher
+	hard bool
+
+	mu     sync.Mutex
+	files  []grepFile
+	kept   int // lines held in files
+	total  int // matches found
+	binary int // files skipped as binary
+	large  int // files skipped as too large
+	linked int // files skipped as hard-linked
+	unread int // files that could not be read
+}
+
+type grepFile struct {
+	rel   string
+	lines []string // "n:text", at most GrepMaxMatches
+	count int
+}
+
+type grepJob struct {
+	d         *dirNode
+	name, rel string
+}
+
+func (s *grepSearch) walk(ctx context.Context, root *os.Root, base, include string) error {
+	jobs := make(chan grepJob, 256)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			var buf []byte
+			for j := range jobs {
+				if ctx.Err() == nil {
+					s.openAndSearch(j, &buf)
+				}
+				j.d.release()
+			}
+		})
+	}
+	w := &walker{ctx: ctx, file: func(d *dirNode, name, rel string) bool {
+		if include != "" && !globIncludes(include, name, relTo(base, rel)) {
+			d.release()
+			return true
+		}
+		jobs <- grepJob{d, name, rel}
+		return true
+	}}
+	err := w.walk(root, base)
+	close(jobs)
+	wg.Wait()
+	return err
+}
+
+// globIncludes matches grep's glob filter: against the file name when it
+// has no slash (as rg -g does), else against the path relative to the base.
+func globIncludes(pattern, name, rel string) bool {
+	if !strings.Contains(pattern, "/") {
+		ok, _ := doublestar.Match(pattern, name)
+		return ok
+	}
+	ok, _ := doublestar.Match(pattern, rel)
+	return ok
+}
+
+func (s *grepSearch) openAndSearch(j grepJob, buf *[]byte) {
+	f, err := j.d.r.OpenFile(j.name, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		s.count(&s.unread)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		s.count(&s.unread)
+		return
+	}
+	if err := checkHandle(j.rel, st, s.hard); err != nil {
+		if errors.Is(err, ErrHardLink) {
+			s.count(&s.linked)
+		}
+		return
+	}
+	s.searchFile(f, st.Size(), j.rel, buf)
+}
+
+func (s *grepSearch) count(n *int) {
+	s.mu.Lock()
+	*n++
+	s.mu.Unlock()
+}
+
+// searchFile reads f whole into *buf (reused across files) and searches it.
+func (s *grepSearch) searchFile(f *os.File, size int64, rel string, buf *[]byte) {
+	if size > GrepMaxFileSize {
+		s.count(&s.large)
+		return
+	}
+	if int64(cap(*buf)) < size+1 {
+		*buf = make([]byte, size+1+size/4)
+	}
+	b := (*buf)[:cap(*buf)]
+	n := 0
+	for {
+		k, err := f.Read(b[n:])
+		n += k
+		if err == io.EOF || (err == nil && k == 0) {
+			break
+		}
+		if err != nil {
+			s.count(&s.unread)
+			return
+		}
+		if n == len(b) {
+			if n > GrepMaxFileSize {
+				s.count(&s.large)
+				return
+			}
+			*buf = append(b, make([]byte, n)...)
+			b = (*buf)[:cap(*buf)]
+		}
+	}
+	data := b[:n]
+	if bytes.IndexByte(data[:min(n, sniffLen)], 0) >= 0 {
+		s.count(&s.binary)
+		return
+	}
+	var gf *grepFile
+	s.m.scan(data, func(ln int, line []byte) bool {
+		if gf == nil {
+			gf = &grepFile{rel: rel}
+		}
+		gf.count++
+		if len(gf.lines) < GrepMaxMatches {
+			line = trimCR(line)
+			text := strings.ToValidUTF8(string(cutLine(line, GrepMaxLineBytes)), "\uFFFD")
+			gf.lines = append(gf.lines, fmt.Sprintf("%d:%s", ln, text))
+		}
+		return true
+	})
+	if gf != nil {
+		s.add(gf)
+	}
+}
+
+// add records a file's matches, pruning the lines that can no longer be
+// among the first GrepMaxMatches in path order, so memory stays bounded.
+func (s *grepSearch) add(gf *grepFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files = append(s.files, *gf)
+	s.kept += len(gf.lines)
+	s.total += gf.count
+	if s.kept > 4*GrepMaxMatches {
+		s.prune()
+	}
+}
+
+func (s *grepSearch) prune() {
+	slices.SortFunc(s.files, func(a, b grepFile) int { return strings.Compare(a.rel, b.rel) })
+	s.kept = 0
+	for i := range s.files {
+		if s.kept >= GrepMaxMatches {
+			s.files[i].lines = nil
+			continue
+		}
+		s.kept += len(s.files[i].lines)
+	}
+}
+
+func (s *grepSearch) report(pattern, base string) string {
+	s.prune()
+	var b strings.Builder
+	shown := 0
+	for _, f := range s.files {
+		for _, l := range f.lines {
+			if shown == GrepMaxMatches {
+				break
+			}
+			b.WriteString(f.rel)
+			b.WriteByte(':')
+			b.WriteString(l)
+			b.WriteByte('\n')
+			shown++
+		}
+	}
+	if s.total == 0 {
+		fmt.Fprintf(&b, "No matches for %q in %s.\n", pattern, displayDir(base))
+	}
+	if n := s.total - shown; n > 0 {
+		fmt.Fprintf(&b, "[... %d more matches not shown (%d in %d files in all); narrow the pattern, path or glob]\n", n, s.total, len(s.files))
+	}
+	var skipped []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{s.large, "over 64 MiB"}, {s.linked, "hard-linked (refused: their other names may be outside the workspace)"}, {s.unread, "unreadable"}} {
+		if c.n > 0 {
+			skipped = append(skipped, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "[files skipped: %s]\n", strings.Join(skipped, "; "))
+	}
+	return b.String()
+}
+
+func displayDir(base string) string {
+	if base == "." {
+		return "the workspace"
+	}
+	return path.Clean(base)
+}
+
+func trimCR(line []byte) []byte {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		return line[:len(line)-1]
+	}
+	return line
+}

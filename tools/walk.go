@@ -1,0 +1,169 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// The walk behind glob and grep:
+//  1. every directory is opened through the parent's os.Root (OpenRoot of
+//     one name), so nothing outside the workspace is ever listed;
+//  2. symbolic links are never followed, to files or directories (as rg
+//     does without -L), so link cycles end and links out are not listed;
+//  3. .git is always skipped; .gitignore files are honoured at every level
+//     (negation, directory patterns, anchored patterns), with the
+//     .gitignore files of the directories above the starting point;
+//  4. hidden files are listed (agents need .github, .vscode and the like).
+
+// maxIgnoreFile is the largest .gitignore read; bigger ones are ignored.
+const maxIgnoreFile = 1 << 20
+
+// dirNode is an open directory shared by the walker and the workers that
+// read its files; the last user closes it.
+type dirNode struct {
+	r    *os.Root
+	refs atomic.Int32
+}
+
+func (d *dirNode) release() {
+	if d.refs.Add(-1) == 0 {
+		d.r.Close()
+	}
+}
+
+// walker lists the regular files under a directory of the workspace.
+type walker struct {
+	ctx context.Context
+	// maxDepth limits how many directory levels below the start are
+	// entered (0: no limit).
+	maxDepth int
+	// file is called for each regular file that is not ignored, with the
+	// directory holding it (acquired once for the callee: release it), its
+	// name, and its slash path relative to the workspace root. It returns
+	// false to stop the walk.
+	file func(d *dirNode, name, rel string) bool
+	// skippedLinks counts symbolic links not followed.
+	skippedLinks int
+	stopped      bool
+}
+
+// walk walks the directory rel (already through the boundary) of root.
+func (w *walker) walk(root *os.Root, rel string) error {
+	var segs []string
+	var ps []gitignore.Pattern
+	if rel != "." {
+		segs = strings.Split(rel, "/")
+	}
+	// Patterns from the root down to the parent of rel.
+	ps = append(ps, readIgnore(root, ".git/info/exclude", nil)...)
+	for i := 0; i < len(segs); i++ {
+		dir := "."
+		if i > 0 {
+			dir = strings.Join(segs[:i], "/")
+		}
+		ps = append(ps, readIgnore(root, joinRel(dir, ".gitignore"), segs[:i])...)
+	}
+	r, err := root.OpenRoot(rel)
+	if err != nil {
+		return rootError(rel, err)
+	}
+	d := &dirNode{r: r}
+	d.refs.Store(1)
+	w.dir(d, rel, segs, ps, 0)
+	return w.ctx.Err()
+}
+
+func (w *walker) dir(d *dirNode, rel string, segs []string, ps []gitignore.Pattern, depth int) {
+	defer d.release()
+	if w.stopped || w.ctx.Err() != nil {
+		w.stopped = true
+		return
+	}
+	f, err := d.r.Open(".")
+	if err != nil {
+		return
+	}
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			ps = append(ps[:len(ps):len(ps)], readIgnore(d.r, ".gitignore", segs)...)
+			break
+		}
+	}
+	m := gitignore.NewMatcher(ps)
+	path := make([]string, len(segs)+1)
+	copy(path, segs)
+	for _, e := range entries {
+		if w.stopped {
+			return
+		}
+		name, typ := e.Name(), e.Type()
+		if name == ".git" {
+			continue
+		}
+		path[len(segs)] = name
+		child := joinRel(rel, name)
+		switch {
+		case typ.IsDir():
+			if (w.maxDepth > 0 && depth+1 >= w.maxDepth) || (len(ps) > 0 && m.Match(path, true)) {
+				continue
+			}
+			sub, err := d.r.OpenRoot(name)
+			if err != nil {
+				continue
+			}
+			sd := &dirNode{r: sub}
+			sd.refs.Store(1)
+			w.dir(sd, child, append(segs[:len(segs):len(segs)], name), ps, depth+1)
+		case typ.IsRegular():
+			if len(ps) > 0 && m.Match(path, false) {
+				continue
+			}
+			d.refs.Add(1)
+			if !w.file(d, name, child) {
+				w.stopped = true
+			}
+		case typ&fs.ModeSymlink != 0:
+			w.skippedLinks++
+		}
+	}
+}
+
+// readIgnore parses the ignore file at rel inside r; domain is the path of
+// the directory it applies to, relative to the workspace root.
+func readIgnore(r *os.Root, rel string, domain []string) []gitignore.Pattern {
+	f, st, err := openRegular(r, rel, true)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st.Size() > maxIgnoreFile {
+		return nil
+	}
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(io.LimitReader(f, maxIgnoreFile))
+	for sc.Scan() {
+		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
+		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(string(line), domain))
+	}
+	return ps
+}
+
+func joinRel(dir, name string) string {
+	if dir == "." || dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
