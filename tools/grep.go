@@ -87,10 +87,15 @@ func grep(ctx context.Context, ws Workspace, p *GrepParams) (Result, error) {
 		if err != nil {
 			return Errorf("grep: %v", err), nil
 		}
-		var buf []byte
-		s.searchFile(f, st.Size(), base, &buf)
+		data, err := io.ReadAll(io.LimitReader(f, GrepMaxFileSize+1))
 		f.Close()
-		if s.binary > 0 {
+		if err != nil {
+			return Errorf("grep: read %s: %v", base, err), nil
+		}
+		if len(data) > GrepMaxFileSize {
+			return Errorf("grep: %s is over %d bytes; grep searches smaller files", base, GrepMaxFileSize), nil
+		}
+		if s.search(data, base); s.binary > 0 {
 			return Errorf("grep: %s is a binary file, %d bytes; grep searches text only", base, st.Size()), nil
 		}
 	} else if err := s.walk(ctx, root, base, include); err != nil {
@@ -273,24 +278,18 @@ func globIncludes(pattern, name, rel string) bool {
 }
 
 func (s *grepSearch) openAndSearch(j grepJob, buf *[]byte) {
-	f, err := j.d.r.OpenFile(j.name, os.O_RDONLY|oNonblock, 0)
-	if err != nil {
+	data, err := j.d.readFile(j.name, buf, GrepMaxFileSize, s.hard)
+	switch {
+	case err == nil:
+		s.search(data, j.rel)
+	case errors.Is(err, ErrHardLink):
+		s.count(&s.linked)
+	case errors.Is(err, errTooLarge):
+		s.count(&s.large)
+	case errors.Is(err, errNotRegular):
+	default:
 		s.count(&s.unread)
-		return
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		s.count(&s.unread)
-		return
-	}
-	if err := checkHandle(j.rel, st, s.hard); err != nil {
-		if errors.Is(err, ErrHardLink) {
-			s.count(&s.linked)
-		}
-		return
-	}
-	s.searchFile(f, st.Size(), j.rel, buf)
 }
 
 func (s *grepSearch) count(n *int) {
@@ -299,38 +298,9 @@ func (s *grepSearch) count(n *int) {
 	s.mu.Unlock()
 }
 
-// searchFile reads f whole into *buf (reused across files) and searches it.
-func (s *grepSearch) searchFile(f *os.File, size int64, rel string, buf *[]byte) {
-	if size > GrepMaxFileSize {
-		s.count(&s.large)
-		return
-	}
-	if int64(cap(*buf)) < size+1 {
-		*buf = make([]byte, size+1+size/4)
-	}
-	b := (*buf)[:cap(*buf)]
-	n := 0
-	for {
-		k, err := f.Read(b[n:])
-		n += k
-		if err == io.EOF || (err == nil && k == 0) {
-			break
-		}
-		if err != nil {
-			s.count(&s.unread)
-			return
-		}
-		if n == len(b) {
-			if n > GrepMaxFileSize {
-				s.count(&s.large)
-				return
-			}
-			*buf = append(b, make([]byte, n)...)
-			b = (*buf)[:cap(*buf)]
-		}
-	}
-	data := b[:n]
-	if bytes.IndexByte(data[:min(n, sniffLen)], 0) >= 0 {
+// search searches the content of one file.
+func (s *grepSearch) search(data []byte, rel string) {
+	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
 		s.count(&s.binary)
 		return
 	}

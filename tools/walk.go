@@ -1,14 +1,13 @@
 package tools
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
-	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -26,18 +25,10 @@ import (
 // maxIgnoreFile is the largest .gitignore read; bigger ones are ignored.
 const maxIgnoreFile = 1 << 20
 
-// dirNode is an open directory shared by the walker and the workers that
-// read its files; the last user closes it.
-type dirNode struct {
-	r    *os.Root
-	refs atomic.Int32
-}
-
-func (d *dirNode) release() {
-	if d.refs.Add(-1) == 0 {
-		d.r.Close()
-	}
-}
+var (
+	errNotRegular = errors.New("not a regular file")
+	errTooLarge   = errors.New("file too large")
+)
 
 // walker lists the regular files under a directory of the workspace.
 type walker struct {
@@ -71,12 +62,10 @@ func (w *walker) walk(root *os.Root, rel string) error {
 		}
 		ps = append(ps, readIgnore(root, joinRel(dir, ".gitignore"), segs[:i])...)
 	}
-	r, err := root.OpenRoot(rel)
+	d, err := openStartDir(root, rel)
 	if err != nil {
-		return rootError(rel, err)
+		return err
 	}
-	d := &dirNode{r: r}
-	d.refs.Store(1)
 	w.dir(d, rel, segs, ps, 0)
 	return w.ctx.Err()
 }
@@ -87,15 +76,13 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps []gitignore.Patte
 		w.stopped = true
 		return
 	}
-	f, err := d.r.Open(".")
-	if err != nil {
-		return
-	}
-	entries, _ := f.ReadDir(-1)
-	f.Close()
+	entries, _ := d.list()
 	for _, e := range entries {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			ps = append(ps[:len(ps):len(ps)], readIgnore(d.r, ".gitignore", segs)...)
+			var buf []byte
+			if data, err := d.readFile(".gitignore", &buf, maxIgnoreFile, true); err == nil {
+				ps = append(ps[:len(ps):len(ps)], parseIgnore(data, segs)...)
+			}
 			break
 		}
 	}
@@ -117,12 +104,10 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps []gitignore.Patte
 			if (w.maxDepth > 0 && depth+1 >= w.maxDepth) || (len(ps) > 0 && m.Match(path, true)) {
 				continue
 			}
-			sub, err := d.r.OpenRoot(name)
+			sd, err := d.openDir(name)
 			if err != nil {
 				continue
 			}
-			sd := &dirNode{r: sub}
-			sd.refs.Store(1)
 			w.dir(sd, child, append(segs[:len(segs):len(segs)], name), ps, depth+1)
 		case typ.IsRegular():
 			if len(ps) > 0 && m.Match(path, false) {
@@ -138,10 +123,10 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps []gitignore.Patte
 	}
 }
 
-// readIgnore parses the ignore file at rel inside r; domain is the path of
-// the directory it applies to, relative to the workspace root.
-func readIgnore(r *os.Root, rel string, domain []string) []gitignore.Pattern {
-	f, st, err := openRegular(r, rel, true)
+// readIgnore parses the ignore file at rel inside root; domain is the path
+// of the directory it applies to, relative to the workspace root.
+func readIgnore(root *os.Root, rel string, domain []string) []gitignore.Pattern {
+	f, st, err := openRegular(root, rel, true)
 	if err != nil {
 		return nil
 	}
@@ -149,10 +134,18 @@ func readIgnore(r *os.Root, rel string, domain []string) []gitignore.Pattern {
 	if st.Size() > maxIgnoreFile {
 		return nil
 	}
+	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
+	if err != nil {
+		return nil
+	}
+	return parseIgnore(data, domain)
+}
+
+// parseIgnore parses the lines of a .gitignore file.
+func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
 	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(io.LimitReader(f, maxIgnoreFile))
-	for sc.Scan() {
-		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimRight(line, "\r\n")
 		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
 			continue
 		}
