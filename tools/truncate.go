@@ -25,13 +25,13 @@ func Truncate(s string, maxLines, maxBytes int) string {
 	if (maxLines <= 0 || lines <= maxLines) && (maxBytes <= 0 || len(s) <= maxBytes) {
 		return s
 	}
+	headLines, tailLines := (maxLines+1)/2, maxLines/2
 	if maxLines <= 0 {
-		maxLines = lines
+		headLines, tailLines = lines, lines
 	}
 	if maxBytes <= 0 {
 		maxBytes = len(s)
 	}
-	headLines, tailLines := (maxLines+1)/2, maxLines/2
 	headBytes, tailBytes := (maxBytes+1)/2, maxBytes/2
 
 	// Head: up to headLines lines and headBytes bytes.
@@ -85,7 +85,10 @@ func tailStart(s, body string, h, tailLines, tailBytes int) int {
 		end = i
 	}
 	if t == len(s) && tailLines > 0 { // the last line alone is over budget
-		t = runeStart(s, max(len(s)-tailBytes, h))
+		t = max(len(s)-tailBytes, h)
+		for t < len(s) && !utf8.RuneStart(s[t]) {
+			t++
+		}
 	}
 	return t
 }
