@@ -164,6 +164,36 @@ func TestGrepCapsAndOrder(t *testing.T) {
 	}
 }
 
+func TestRequiredLiteralFold(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		`(?i)func main`:    "func main",
+		`(?i)Reader\(`:     "reader(",
+		`(?i)class`:        "", // s folds with U+017F
+		`(?i)kelvin`:       "", // k folds with U+212A
+		`(?i)café`:         "", // non-ASCII
+		`(?i)ab(?-i:XYZW)`: "xyzw",
+		`(?i)abc\w+defg`:   "defg",
+	}
+	for expr, want := range tests {
+		re, err := syntax.Parse(expr, syntax.Perl)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		if got := requiredLiteral(re.Simplify(), true); got != want {
+			t.Errorf("requiredLiteral(%q, fold) = %q, want %q", expr, got, want)
+		}
+	}
+	// The Kelvin sign matches (?i)k: a folded prefilter must not lose it.
+	ws, _ := newWS(t, map[string]string{"k.txt": "\u212Aelvin\nKELVIN\n", "r.txt": "READER(x)\nreader(y)\nRe\u017Fder\n"})
+	if got, want := grepText(t, ws, GrepParams{Pattern: "kelvin", Literal: true, IgnoreCase: true}), "k.txt:1:\u212Aelvin\nk.txt:2:KELVIN\n"; got != want {
+		t.Errorf("kelvin: got %q, want %q", got, want)
+	}
+	if got, want := grepText(t, ws, GrepParams{Pattern: "reader(", Literal: true, IgnoreCase: true}), "r.txt:1:READER(x)\nr.txt:2:reader(y)\n"; got != want {
+		t.Errorf("reader(: got %q, want %q", got, want)
+	}
+}
+
 func TestRequiredLiteral(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
@@ -203,7 +233,7 @@ func TestRequiredLiteral(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", expr, err)
 		}
-		if got := requiredLiteral(re.Simplify()); got != want {
+		if got := requiredLiteral(re.Simplify(), false); got != want {
 			t.Errorf("requiredLiteral(%q) = %q, want %q", expr, got, want)
 		}
 		// Every match must contain the literal.

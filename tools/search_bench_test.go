@@ -18,14 +18,16 @@ import (
 // files and lists dotfiles as these tools do, and with -j set to GOMAXPROCS.
 
 var benchGrep = []struct {
-	name    string
-	pattern string
-	literal bool
+	name       string
+	pattern    string
+	literal    bool
+	ignoreCase bool
 }{
-	{"literal", "func main", true},
-	{"regex_literal_part", `func \w+Reader\(`, false},
-	{"regex_no_literal", `[A-Z][a-z]+[0-9]{3}`, false},
-	{"regex_word_test", `\w+_test\b`, false},
+	{"literal", "func main", true, false},
+	{"literal_ignore_case", "FUNC MAIN", true, true},
+	{"regex_literal_part", `func \w+Reader\(`, false, false},
+	{"regex_no_literal", `[A-Z][a-z]+[0-9]{3}`, false, false},
+	{"regex_word_test", `\w+_test\b`, false, false},
 }
 
 func goSrc(b *testing.B) string {
@@ -43,7 +45,7 @@ func BenchmarkGrep(b *testing.B) {
 	for _, c := range benchGrep {
 		b.Run(c.name+"/ours", func(b *testing.B) {
 			for b.Loop() {
-				res, err := grep(context.Background(), ws, &GrepParams{Pattern: c.pattern, Literal: c.literal})
+				res, err := grep(context.Background(), ws, &GrepParams{Pattern: c.pattern, Literal: c.literal, IgnoreCase: c.ignoreCase})
 				if err != nil || res.IsError {
 					b.Fatal(err, res.Text)
 				}
@@ -53,6 +55,9 @@ func BenchmarkGrep(b *testing.B) {
 			args := []string{"-n", "--no-heading", "--no-require-git", "--hidden", "-j", jobs()}
 			if c.literal {
 				args = append(args, "-F")
+			}
+			if c.ignoreCase {
+				args = append(args, "-i")
 			}
 			runRG(b, src, append(args, "-e", c.pattern, ".")...)
 		})
