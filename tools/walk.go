@@ -1,16 +1,12 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // The walk behind glob and grep:
@@ -45,7 +41,6 @@ type walker struct {
 	// skippedLinks counts symbolic links not followed.
 	skippedLinks int
 	stopped      bool
-	scratch      []string
 }
 
 // walk walks the directory rel (already through the boundary) of root.
@@ -68,11 +63,11 @@ func (w *walker) walk(root *os.Root, rel string) error {
 	if err != nil {
 		return err
 	}
-	w.dir(d, rel, segs, ps, 0)
+	w.dir(d, rel, segs, ps, compileIgnore(ps), 0)
 	return w.ctx.Err()
 }
 
-func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, depth int) {
+func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, m *ignoreMatcher, depth int) {
 	defer d.release()
 	if w.stopped || w.ctx.Err() != nil {
 		w.stopped = true
@@ -83,7 +78,10 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, dept
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
 			var buf []byte
 			if data, err := d.readFile(".gitignore", &buf, maxIgnoreFile, true); err == nil {
-				ps = append(ps[:len(ps):len(ps)], parseIgnore(data, segs)...)
+				if more := parseIgnore(data, segs); len(more) > 0 {
+					ps = append(ps[:len(ps):len(ps)], more...)
+					m = compileIgnore(ps)
+				}
 			}
 			break
 		}
@@ -102,16 +100,16 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, dept
 		child := joinRel(rel, name)
 		switch {
 		case typ.IsDir():
-			if (w.maxDepth > 0 && depth+1 >= w.maxDepth) || (len(ps) > 0 && ps.match(path, true, &w.scratch)) {
+			if (w.maxDepth > 0 && depth+1 >= w.maxDepth) || m.match(path, true) {
 				continue
 			}
 			sd, err := d.openDir(name)
 			if err != nil {
 				continue
 			}
-			w.dir(sd, child, append(segs[:len(segs):len(segs)], name), ps, depth+1)
+			w.dir(sd, child, append(segs[:len(segs):len(segs)], name), ps, m, depth+1)
 		case typ.IsRegular():
-			if len(ps) > 0 && ps.match(path, false, &w.scratch) {
+			if m.match(path, false) {
 				continue
 			}
 			d.refs.Add(1)
@@ -140,67 +138,6 @@ func readIgnore(root *os.Root, rel string, domain []string) ignoreRules {
 		return nil
 	}
 	return parseIgnore(data, domain)
-}
-
-// parseIgnore parses the lines of a .gitignore file.
-func parseIgnore(data []byte, domain []string) ignoreRules {
-	var ps ignoreRules
-	domain = slices.Clone(domain)
-	for line := range bytes.Lines(data) {
-		line = bytes.TrimRight(line, "\r\n")
-		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
-			continue
-		}
-		ps = append(ps, ignoreRule{
-			p:      gitignore.ParsePattern(string(line), domain),
-			domain: domain,
-			simple: isSimplePattern(string(line)),
-		})
-	}
-	return ps
-}
-
-// ignoreRules are the .gitignore patterns that apply to a directory, from
-// the lowest priority (the root's) to the highest (the deepest file's).
-// go-git's Pattern does the matching; the one change to go-git's Matcher is
-// that a pattern without a slash is matched against the entry's name alone
-// (plus its domain), as git does, instead of against every component of
-// the path: so a directory the walk starts in explicitly is searched even
-// when a name pattern excludes it, as rg does.
-type ignoreRules []ignoreRule
-
-type ignoreRule struct {
-	p      gitignore.Pattern
-	domain []string // directory of the .gitignore, relative to the root
-	simple bool     // no slash but a trailing one: matches names at any depth
-}
-
-// match reports whether the entry at path (components from the workspace
-// root) is ignored. scratch is reused between calls to avoid allocation.
-func (rs ignoreRules) match(path []string, isDir bool, scratch *[]string) bool {
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := &rs[i]
-		p := path
-		if r.simple {
-			*scratch = append(append((*scratch)[:0], r.domain...), path[len(path)-1])
-			p = *scratch
-		}
-		if m := r.p.Match(p, isDir); m != gitignore.NoMatch {
-			return m == gitignore.Exclude
-		}
-	}
-	return false
-}
-
-// isSimplePattern mirrors gitignore.ParsePattern: after the negation, the
-// trailing spaces and the trailing slash are removed, a pattern with no
-// slash left matches names at any depth.
-func isSimplePattern(p string) bool {
-	p = strings.TrimPrefix(p, "!")
-	if !strings.HasSuffix(p, "\\ ") {
-		p = strings.TrimRight(p, " ")
-	}
-	return !strings.Contains(strings.TrimSuffix(p, "/"), "/")
 }
 
 func joinRel(dir, name string) string {
