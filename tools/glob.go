@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -37,11 +36,11 @@ func glob(ctx context.Context, ws Workspace, p *GlobParams) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	root, err := os.OpenRoot(ws.Root())
+	root, done, err := openWalkRoot(ws)
 	if err != nil {
 		return Result{}, fmt.Errorf("glob: open workspace: %w", err)
 	}
-	defer root.Close()
+	defer done()
 
 	// Walk only below the pattern's fixed leading directories.
 	dir, rest := doublestar.SplitPattern(pattern)

@@ -71,11 +71,11 @@ func grep(ctx context.Context, ws Workspace, p *GrepParams) (Result, error) {
 	if h, ok := ws.(interface{ AllowsHardLinks() bool }); ok {
 		hard = h.AllowsHardLinks()
 	}
-	root, err := os.OpenRoot(ws.Root())
+	root, done, err := openWalkRoot(ws)
 	if err != nil {
 		return Result{}, fmt.Errorf("grep: open workspace: %w", err)
 	}
-	defer root.Close()
+	defer done()
 
 	s := &grepSearch{m: m, hard: hard}
 	fi, err := root.Stat(base)

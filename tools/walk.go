@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 )
@@ -37,10 +36,8 @@ type walker struct {
 	// directory holding it (acquired once for the callee: release it), its
 	// name, and its slash path relative to the workspace root. It returns
 	// false to stop the walk.
-	file func(d *dirNode, name, rel string) bool
-	// skippedLinks counts symbolic links not followed.
-	skippedLinks int
-	stopped      bool
+	file    func(d *dirNode, name, rel string) bool
+	stopped bool
 }
 
 // walk walks the directory rel (already through the boundary) of root.
@@ -116,8 +113,6 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, m *i
 			if !w.file(d, name, child) {
 				w.stopped = true
 			}
-		case typ&fs.ModeSymlink != 0:
-			w.skippedLinks++
 		}
 	}
 }

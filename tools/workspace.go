@@ -143,6 +143,22 @@ func (w *DiskWorkspace) ReadFile(ctx context.Context, path string) ([]byte, erro
 	}
 }
 
+var _ Workspace = (*DiskWorkspace)(nil)
+
+// openWalkRoot returns a handle on the workspace root for glob and grep,
+// which walk the disk: the DiskWorkspace's own, or a new one (closed by
+// done) for other workspaces.
+func openWalkRoot(ws Workspace) (r *os.Root, done func(), err error) {
+	if w, ok := ws.(*DiskWorkspace); ok {
+		return w.r, func() {}, nil
+	}
+	r, err = os.OpenRoot(ws.Root())
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, func() { r.Close() }, nil
+}
+
 // resolver is implemented by workspaces that know more spellings of their
 // root than Root() (DiskWorkspace); other workspaces use Resolve.
 type resolver interface {
