@@ -36,3 +36,47 @@ func TestFoldFinder(t *testing.T) {
 		}
 	}
 }
+
+// TestSetFinder compares the multi-literal search with the first of
+// bytes.Index over each literal, scanning one buffer from rising positions
+// as scan does.
+func TestSetFinder(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte("abAB \n")
+	rnd := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for range 5000 {
+		fold := r.IntN(2) == 0
+		var lits []string
+		for range 1 + r.IntN(4) {
+			l := string(rnd(1 + r.IntN(3)))
+			if fold {
+				l = lowerASCII(l)
+			}
+			lits = append(lits, l)
+		}
+		hay := rnd(r.IntN(80))
+		f := newLiteralSet(lits, fold).finder()
+		for from := 0; from <= len(hay); from += 1 + r.IntN(5) {
+			want := -1
+			h := hay
+			if fold {
+				h = []byte(lowerASCII(string(hay)))
+			}
+			for _, l := range lits {
+				if i := bytes.Index(h[from:], []byte(l)); i >= 0 && (want < 0 || from+i < want) {
+					want = from + i
+				}
+			}
+			if got := f.index(hay, from); got != want {
+				t.Fatalf("index(%q, %q fold=%v, from %d) = %d, want %d", hay, lits, fold, from, got, want)
+			}
+		}
+	}
+}

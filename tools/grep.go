@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -108,15 +107,14 @@ func grep(ctx context.Context, ws Workspace, p *GrepParams) (Result, error) {
 	return Result{Text: s.report(p.Pattern, base)}, nil
 }
 
-// grepMatcher finds matching lines in a whole file. Files are filtered
-// with bytes.Index on a literal every match must contain; the regular
-// expression then runs only on the lines holding it. Without such a
-// literal, it runs on every line.
+// grepMatcher finds matching lines in a whole file. Files are searched
+// with bytes.Index (or IndexByte for case-insensitive ASCII) for literals
+// one of which every match must contain; the regular expression then runs
+// only on the lines holding one. Without such literals, it runs on every
+// line.
 type grepMatcher struct {
-	lit    []byte // required literal: files without it cannot match
-	fold   bool   // lit is ASCII-lowercased: find it ignoring ASCII case
-	folded foldFinder
-	line   *regexp.Regexp // checks one line; nil when lit is the whole pattern
+	lits *literalSet    // nil: no prefilter
+	line *regexp.Regexp // checks one line; nil when the literal is the whole pattern
 }
 
 func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error) {
@@ -127,7 +125,7 @@ func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error)
 		if strings.Contains(pattern, "\n") {
 			return nil, errors.New("pattern contains a newline; grep matches one line at a time")
 		}
-		return &grepMatcher{lit: []byte(pattern)}, nil
+		return &grepMatcher{lits: newLiteralSet([]string{pattern}, false)}, nil
 	}
 	expr := pattern
 	if literal {
@@ -143,68 +141,20 @@ func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error)
 	m := &grepMatcher{line: re}
 	if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		tree = tree.Simplify()
-		if lit := requiredLiteral(tree, false); lit != "" {
-			m.lit = []byte(lit)
-		} else if lit := requiredLiteral(tree, true); lit != "" {
-			m.lit, m.fold = []byte(lit), true
-			m.folded = newFoldFinder(m.lit)
+		if lits := requiredLiterals(tree, false); lits != nil {
+			m.lits = newLiteralSet(lits, false)
+		} else if lits := requiredLiterals(tree, true); lits != nil {
+			m.lits = newLiteralSet(lits, true)
 		}
 	}
 	return m, nil
-}
-
-// requiredLiteral returns a string that every match of re contains (the
-// longest it finds), or "". With fold, the string is ASCII-lowercased and
-// is to be found in ASCII-lowercased text; case-insensitive literals then
-// count too, when they are ASCII without k or s (which Unicode folds with
-// the Kelvin sign and the long s).
-func requiredLiteral(re *syntax.Regexp, fold bool) string {
-	switch re.Op {
-	case syntax.OpLiteral:
-		s := string(re.Rune)
-		if re.Flags&syntax.FoldCase == 0 {
-			if fold {
-				return lowerASCII(s)
-			}
-			return s
-		}
-		if !fold || strings.ContainsAny(s, "kKsS") || strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
-			return ""
-		}
-		return lowerASCII(s)
-	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0], fold)
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0], fold)
-		}
-	case syntax.OpConcat:
-		best := ""
-		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub, fold); len(l) > len(best) {
-				best = l
-			}
-		}
-		return best
-	}
-	return ""
-}
-
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // scan calls emit for each matching line of buf with its 1-based number,
 // in order, until emit returns false. Line numbers are counted only up to
 // the matches.
 func (m *grepMatcher) scan(buf []byte, emit func(n int, line []byte) bool) {
-	if m.lit == nil {
+	if m.lits == nil {
 		n := 0
 		for line := range bytes.Lines(buf) {
 			n++
@@ -215,16 +165,10 @@ func (m *grepMatcher) scan(buf []byte, emit func(n int, line []byte) bool) {
 		}
 		return
 	}
+	f := m.lits.finder()
 	n, counted := 1, 0
 	for pos := 0; pos < len(buf); {
-		var start int
-		if m.fold {
-			start = m.folded.index(buf, pos)
-		} else if i := bytes.Index(buf[pos:], m.lit); i >= 0 {
-			start = pos + i
-		} else {
-			start = -1
-		}
+		start := f.index(buf, pos)
 		if start < 0 {
 			return
 		}

@@ -180,7 +180,7 @@ func TestRequiredLiteralFold(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", expr, err)
 		}
-		if got := requiredLiteral(re.Simplify(), true); got != want {
+		if got := strings.Join(requiredLiterals(re.Simplify(), true), "|"); got != want {
 			t.Errorf("requiredLiteral(%q, fold) = %q, want %q", expr, got, want)
 		}
 	}
@@ -201,7 +201,14 @@ func TestRequiredLiteral(t *testing.T) {
 		`func \w+Reader\(`:      "Reader(",
 		`(foo)+bar`:             "foo",
 		`x{2,}yz`:               "yz",
-		`a|b`:                   "",
+		`a|b`:                   "", // a character class
+		`TODO|FIXME|XXX`:        "TODO|FIXME|XXX",
+		`func (Foo|Bar)\(`:      "func ",
+		`(Foo|Bar)Reader`:       "Reader",
+		`(FooBar|BazQux)\(`:     "FooBar|BazQux",
+		`(a|b|c|d|e|f|g|h|i)x`:  "x",
+		`(a|b|c|d|e|f|g|h|i)`:   "",
+		`(ab|c*)`:               "",
 		`[A-Z][a-z]+[0-9]{3}`:   "",
 		`(?i)hello`:             "",
 		`\w+_test\b`:            "_test",
@@ -233,15 +240,19 @@ func TestRequiredLiteral(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", expr, err)
 		}
-		if got := requiredLiteral(re.Simplify(), false); got != want {
+		if got := strings.Join(requiredLiterals(re.Simplify(), false), "|"); got != want {
 			t.Errorf("requiredLiteral(%q) = %q, want %q", expr, got, want)
 		}
-		// Every match must contain the literal.
+		// Every match must contain one of the literals.
 		if want != "" {
 			m := regexp.MustCompile(expr)
-			for _, s := range []string{want, "x " + want + " y", "func fooReader(", "colour color"} {
-				if loc := m.FindStringIndex(s); loc != nil && !strings.Contains(s[loc[0]:loc[1]], want) {
-					t.Errorf("%q matches %q without %q", expr, s[loc[0]:loc[1]], want)
+			for _, s := range []string{want, "x " + want + " y", "func fooReader(", "colour color", "func Foo(", "cx"} {
+				loc := m.FindStringIndex(s)
+				if loc == nil {
+					continue
+				}
+				if !slices.ContainsFunc(strings.Split(want, "|"), func(l string) bool { return strings.Contains(s[loc[0]:loc[1]], l) }) {
+					t.Errorf("%q matches %q without any of %q", expr, s[loc[0]:loc[1]], want)
 				}
 			}
 		}
@@ -270,6 +281,9 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		{Pattern: "REGEXP", IgnoreCase: true},
 		{Pattern: "^}$"},
 		{Pattern: "Match", Glob: "*_test.go"},
+		{Pattern: "Longest|Submatch|POSIX"},
+		{Pattern: "longest|posix", IgnoreCase: true},
+		{Pattern: `(Reader|Writer)\(`},
 	}
 	for _, p := range cases {
 		args := []string{"--count", "--no-require-git", "--hidden", "--no-messages"}

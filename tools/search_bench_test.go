@@ -28,6 +28,7 @@ var benchGrep = []struct {
 	{"regex_literal_part", `func \w+Reader\(`, false, false},
 	{"regex_no_literal", `[A-Z][a-z]+[0-9]{3}`, false, false},
 	{"regex_word_test", `\w+_test\b`, false, false},
+	{"regex_alternation", `TODO|FIXME|XXX`, false, false},
 }
 
 func goSrc(b *testing.B) string {
