@@ -59,41 +59,43 @@ func (d *dirNode) openDir(name string) (*dirNode, error) {
 	return n, nil
 }
 
-func (d *dirNode) readFile(name string, buf *[]byte, max int64, hard bool) ([]byte, error) {
+func (d *dirNode) readFile(name string, buf *[]byte, max int64, hard bool) (data []byte, big *os.File, err error) {
 	fi, err := d.r.Lstat(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errNotRegular
+		return nil, nil, errNotRegular
 	}
 	f, err := d.r.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, nil, err
 	}
 	if err := checkHandle(name, st, hard); err != nil {
+		f.Close()
 		if errors.Is(err, ErrHardLink) {
-			return nil, ErrHardLink
+			return nil, nil, ErrHardLink
 		}
-		return nil, errNotRegular
+		return nil, nil, errNotRegular
 	}
 	if st.Size() > max {
-		return nil, errTooLarge
+		return nil, f, nil
 	}
+	defer f.Close()
 	*buf = (*buf)[:0]
 	b := bytesBuffer{buf}
 	if _, err := io.Copy(&b, io.LimitReader(f, max+1)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if int64(len(*buf)) > max {
-		return nil, errTooLarge
+		return nil, nil, errTooLarge
 	}
-	return *buf, nil
+	return *buf, nil, nil
 }
 
 type bytesBuffer struct{ b *[]byte }

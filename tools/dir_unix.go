@@ -70,30 +70,38 @@ func (d *dirNode) openDir(name string) (*dirNode, error) {
 }
 
 // readFile reads the regular file name into *buf (grown as needed and
-// reused across calls) and returns its content. It refuses anything but a
-// regular file (a symbolic link included), files over max bytes
-// (errTooLarge) and, unless hard is set, files with more than one link
-// (ErrHardLink).
-func (d *dirNode) readFile(name string, buf *[]byte, max int64, hard bool) ([]byte, error) {
+// reused across calls) and returns its content; a file over max bytes is
+// returned open instead, as big, for the caller to stream and close. It
+// refuses anything but a regular file (a symbolic link included) and,
+// unless hard is set, files with more than one link (ErrHardLink).
+func (d *dirNode) readFile(name string, buf *[]byte, max int64, hard bool) (data []byte, big *os.File, err error) {
 	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, err
+		unix.Close(fd)
+		return nil, nil, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, errNotRegular
+		unix.Close(fd)
+		return nil, nil, errNotRegular
 	}
 	if st.Nlink > 1 && !hard {
-		return nil, ErrHardLink
+		unix.Close(fd)
+		return nil, nil, ErrHardLink
 	}
 	if st.Size > max {
-		return nil, errTooLarge
+		return nil, os.NewFile(uintptr(fd), name), nil
 	}
-	size := int(st.Size)
+	defer unix.Close(fd)
+	data, err = readFD(fd, int(st.Size), buf, max)
+	return data, nil, err
+}
+
+// readFD reads a file of the given size whole into *buf.
+func readFD(fd, size int, buf *[]byte, max int64) ([]byte, error) {
 	if cap(*buf) < size+1 {
 		*buf = make([]byte, size+1+size/4)
 	}

@@ -26,9 +26,10 @@ var grepDescription string
 const (
 	GrepMaxMatches   = 500
 	GrepMaxLineBytes = 300
-	// GrepMaxFileSize is the largest file grep searches; bigger ones are
-	// skipped and counted.
-	GrepMaxFileSize = 64 << 20
+	// grepWholeFile is the largest file grep reads whole; bigger ones are
+	// read in chunks of grepChunk bytes.
+	grepWholeFile = 32 << 20
+	grepChunk     = 8 << 20
 )
 
 // GrepParams are the arguments of grep.
@@ -87,15 +88,13 @@ func grep(ctx context.Context, ws Workspace, p *GrepParams) (Result, error) {
 		if err != nil {
 			return Errorf("grep: %v", err), nil
 		}
-		data, err := io.ReadAll(io.LimitReader(f, GrepMaxFileSize+1))
+		var buf []byte
+		s.searchStream(ctx, f, base, &buf)
 		f.Close()
-		if err != nil {
-			return Errorf("grep: read %s: %v", base, err), nil
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
 		}
-		if len(data) > GrepMaxFileSize {
-			return Errorf("grep: %s is over %d bytes; grep searches smaller files", base, GrepMaxFileSize), nil
-		}
-		if s.search(data, base); s.binary > 0 {
+		if s.binary > 0 {
 			return Errorf("grep: %s is a binary file, %d bytes; grep searches text only", base, st.Size()), nil
 		}
 	} else if err := s.walk(ctx, root, base, include); err != nil {
@@ -225,7 +224,7 @@ func (s *grepSearch) walk(ctx context.Context, root *os.Root, base, include stri
 			var buf []byte
 			for j := range jobs {
 				if ctx.Err() == nil {
-					s.openAndSearch(j, &buf)
+					s.openAndSearch(ctx, j, &buf)
 				}
 				j.d.release()
 			}
@@ -256,9 +255,12 @@ func globIncludes(pattern, name, rel string) bool {
 	return ok
 }
 
-func (s *grepSearch) openAndSearch(j grepJob, buf *[]byte) {
-	data, err := j.d.readFile(j.name, buf, GrepMaxFileSize, s.hard)
+func (s *grepSearch) openAndSearch(ctx context.Context, j grepJob, buf *[]byte) {
+	data, big, err := j.d.readFile(j.name, buf, grepWholeFile, s.hard)
 	switch {
+	case big != nil:
+		s.searchStream(ctx, big, j.rel, buf)
+		big.Close()
 	case err == nil:
 		s.search(data, j.rel)
 	case errors.Is(err, ErrHardLink):
@@ -268,6 +270,44 @@ func (s *grepSearch) openAndSearch(j grepJob, buf *[]byte) {
 	case errors.Is(err, errNotRegular):
 	default:
 		s.count(&s.unread)
+	}
+}
+
+// searchStream searches a file of any size in chunks of whole lines.
+func (s *grepSearch) searchStream(ctx context.Context, r io.Reader, rel string, buf *[]byte) {
+	if cap(*buf) < 2*grepChunk {
+		*buf = make([]byte, 2*grepChunk)
+	}
+	b := (*buf)[:cap(*buf)]
+	carry, lines := 0, 0
+	var gf *grepFile
+	for first := true; ctx.Err() == nil; first = false {
+		n, err := io.ReadFull(r, b[carry:carry+grepChunk])
+		data := b[:carry+n]
+		eof := err != nil
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			s.count(&s.unread)
+			return
+		}
+		if first && bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
+			s.count(&s.binary)
+			return
+		}
+		cut := len(data)
+		if !eof {
+			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+				cut = i + 1
+			} // else: a line longer than a chunk is searched in pieces
+		}
+		gf = s.scanInto(gf, data[:cut], rel, lines)
+		lines += bytes.Count(data[:cut], nl)
+		carry = copy(b, data[cut:])
+		if eof {
+			break
+		}
+	}
+	if gf != nil {
+		s.add(gf)
 	}
 }
 
@@ -283,8 +323,16 @@ func (s *grepSearch) search(data []byte, rel string) {
 		s.count(&s.binary)
 		return
 	}
-	var gf *grepFile
+	if gf := s.scanInto(nil, data, rel, 0); gf != nil {
+		s.add(gf)
+	}
+}
+
+// scanInto adds the matches in data, whose first line is line lines+1 of
+// the file, to gf (made if nil and needed) and returns it.
+func (s *grepSearch) scanInto(gf *grepFile, data []byte, rel string, lines int) *grepFile {
 	s.m.scan(data, func(ln int, line []byte) bool {
+		ln += lines
 		if gf == nil {
 			gf = &grepFile{rel: rel}
 		}
@@ -296,9 +344,7 @@ func (s *grepSearch) search(data []byte, rel string) {
 		}
 		return true
 	})
-	if gf != nil {
-		s.add(gf)
-	}
+	return gf
 }
 
 // add records a file's matches, pruning the lines that can no longer be
@@ -352,7 +398,7 @@ func (s *grepSearch) report(pattern, base string) string {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{s.large, "over 64 MiB"}, {s.linked, "hard-linked (refused: their other names may be outside the workspace)"}, {s.unread, "unreadable"}} {
+	}{{s.large, "that grew while being read"}, {s.linked, "hard-linked (refused: their other names may be outside the workspace)"}, {s.unread, "unreadable"}} {
 		if c.n > 0 {
 			skipped = append(skipped, fmt.Sprintf("%d %s", c.n, c.what))
 		}

@@ -315,3 +315,40 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepLargeFile searches a file bigger than grep reads whole, with
+// matches on both sides of the chunk boundaries.
+func TestGrepLargeFile(t *testing.T) {
+	t.Parallel()
+	ws, dir := newWS(t, nil)
+	var b strings.Builder
+	var want strings.Builder
+	line := 0
+	for b.Len() < grepWholeFile+grepChunk/2 {
+		line++
+		// Lines of 13 or 16 bytes (so chunk edges fall inside lines); a
+		// needle every 100003 lines and on each line at a chunk edge.
+		off := b.Len()
+		atEdge := off/grepChunk != (off+16)/grepChunk || off%grepChunk == 0
+		if line%100003 == 0 || atEdge {
+			fmt.Fprintf(&b, "needle %08d\n", line)
+			fmt.Fprintf(&want, "big.log:%d:needle %08d\n", line, line)
+		} else {
+			b.WriteString("............\n")
+		}
+	}
+	mustWrite(t, filepath.Join(dir, "big.log"), b.String())
+	total := strings.Count(want.String(), "\n")
+	got := grepText(t, ws, GrepParams{Pattern: "needle", Literal: true})
+	wantText := want.String()
+	if total > GrepMaxMatches {
+		t.Fatalf("test makes %d matches, over the cap", total)
+	}
+	if got != wantText {
+		t.Fatalf("large file: got %d lines, want %d:\n%s", strings.Count(got, "\n"), total, Truncate(got, 20, 2000))
+	}
+	// The same through path (explicit file) and a regex.
+	if got := grepText(t, ws, GrepParams{Pattern: `needle \d+`, Path: "big.log"}); got != wantText {
+		t.Fatalf("explicit large file: got %d lines, want %d", strings.Count(got, "\n"), total)
+	}
+}

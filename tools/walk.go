@@ -74,7 +74,9 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, m *i
 	for _, e := range entries {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
 			var buf []byte
-			if data, err := d.readFile(".gitignore", &buf, maxIgnoreFile, true); err == nil {
+			if data, big, err := d.readFile(".gitignore", &buf, maxIgnoreFile, true); big != nil {
+				big.Close()
+			} else if err == nil {
 				if more := parseIgnore(data, segs); len(more) > 0 {
 					ps = append(ps[:len(ps):len(ps)], more...)
 					m = compileIgnore(ps)
