@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -75,7 +76,7 @@ func TestReadFile(t *testing.T) {
 		{name: "offset", p: ReadFileParams{Path: "a.txt", Offset: 2}, want: numbered(2, "two", "three") + "[showing lines 2-3 of 3, to the end of the file]\n"},
 		{name: "limit", p: ReadFileParams{Path: "a.txt", Limit: 2}, want: numbered(1, "one", "two") + "[showing lines 1-2 of 3; call read_file with offset=3 to read on]\n"},
 		{name: "offset and limit", p: ReadFileParams{Path: "a.txt", Offset: 2, Limit: 1}, want: numbered(2, "two") + "[showing lines 2-2 of 3; call read_file with offset=3 to read on]\n"},
-		{name: "offset past end", p: ReadFileParams{Path: "a.txt", Offset: 4}, contain: "past the end of a.txt, which has 3 lines"},
+		{name: "offset past end", p: ReadFileParams{Path: "a.txt", Offset: 4}, contain: "offset 4 is past the end of a.txt, which has 3 lines", isErr: true},
 		{name: "negative offset", p: ReadFileParams{Path: "a.txt", Offset: -1}, contain: "offset must be 1 or more", isErr: true},
 		{name: "negative limit", p: ReadFileParams{Path: "a.txt", Limit: -5}, contain: "limit must be 1 or more", isErr: true},
 		{name: "crlf", p: ReadFileParams{Path: "crlf.txt"}, want: numbered(1, "one", "two")},
@@ -158,12 +159,47 @@ func TestReadFileCaps(t *testing.T) {
 	}
 }
 
+// diskOnly hides DiskWorkspace's extra methods, as a workspace that cannot
+// stream would.
+type diskOnly struct{ w *DiskWorkspace }
+
+func (d diskOnly) Root() string { return d.w.Root() }
+func (d diskOnly) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return d.w.ReadFile(ctx, path)
+}
+
 func TestReadFileTooLarge(t *testing.T) {
 	t.Parallel()
-	ws, dir := newWS(t, map[string]string{"big.txt": strings.Repeat("text\n", 1000)}, WithMaxFileSize(1000))
-	res := runTool(t, NewReadFile(ws), ReadFileParams{Path: "big.txt"})
+	ws, dir := newWS(t, map[string]string{
+		"big.txt":  strings.Repeat("text\n", 1000),
+		"long.txt": strings.Repeat("é", 1500) + "\r\nnext\r\n" + strings.Repeat("z", 2000),
+	}, WithMaxFileSize(1000))
+	tool := NewReadFile(ws)
+	// Streamed: the same output as for a small file, with the size instead
+	// of the line count.
+	res := runTool(t, tool, ReadFileParams{Path: "big.txt", Offset: 998, Limit: 2})
+	if want := numbered(998, "text", "text") + "[showing lines 998-999 of a 5 KiB file; call read_file with offset=1000 to read on]\n"; res.Text != want {
+		t.Fatalf("got %q, want %q", Truncate(res.Text, 10, 1000), want)
+	}
+	res = runTool(t, tool, ReadFileParams{Path: "big.txt", Offset: 1000})
+	if want := numbered(1000, "text") + "[showing lines 1000-1000 of a 5 KiB file, to the end of the file]\n"; res.Text != want {
+		t.Fatalf("got %q, want %q", Truncate(res.Text, 10, 1000), want)
+	}
+	res = runTool(t, tool, ReadFileParams{Path: "big.txt", Offset: 1001})
+	if !res.IsError || !strings.Contains(res.Text, "offset 1001 is past the end of big.txt") {
+		t.Fatalf("got %v %q", res.IsError, Truncate(res.Text, 10, 1000))
+	}
+	res = runTool(t, tool, ReadFileParams{Path: "long.txt"})
+	lines := strings.Split(res.Text, "\n")
+	if !strings.HasSuffix(lines[0], "[... line cut, 3000 bytes in all]") || strings.ContainsRune(lines[0], '\uFFFD') ||
+		lines[1] != "     2\tnext" || !strings.HasSuffix(lines[2], "[... line cut, 2000 bytes in all]") && lines[2] != "     3\t"+strings.Repeat("z", 2000) {
+		t.Fatalf("long lines streamed: %q ... %q | %q | %q", lines[0][:20], lines[0][len(lines[0])-60:], lines[1], Truncate(lines[2], 1, 100))
+	}
+
+	// A workspace that cannot stream: a clear refusal pointing to grep.
+	res = runTool(t, NewReadFile(diskOnly{ws}), ReadFileParams{Path: "big.txt"})
 	if !res.IsError || !strings.Contains(res.Text, "big.txt is 5000 bytes, too large to read (limit 1000 bytes); use grep") {
-		t.Fatalf("got %v %q", res.IsError, res.Text)
+		t.Fatalf("got %v %q", res.IsError, Truncate(res.Text, 10, 1000))
 	}
 	f, err := os.Create(filepath.Join(dir, "sparse.bin"))
 	if err != nil {
@@ -171,7 +207,7 @@ func TestReadFileTooLarge(t *testing.T) {
 	}
 	f.Truncate(3 << 30)
 	f.Close()
-	res = runTool(t, NewReadFile(ws), ReadFileParams{Path: "sparse.bin"})
+	res = runTool(t, tool, ReadFileParams{Path: "sparse.bin"})
 	if !res.IsError || !strings.Contains(res.Text, "binary file, 3221225472 bytes") {
 		t.Fatalf("got %v %q", res.IsError, res.Text)
 	}

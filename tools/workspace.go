@@ -159,6 +159,24 @@ func openWalkRoot(ws Workspace) (r *os.Root, done func(), err error) {
 	return r, func() { r.Close() }, nil
 }
 
+// Open opens a regular file inside the workspace for streaming, with the
+// same checks as ReadFile but no size limit. read_file uses it for text
+// files too large to load whole.
+func (w *DiskWorkspace) Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rel, err := w.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	f, _, err := openRegular(w.r, rel, w.hard)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // resolver is implemented by workspaces that know more spellings of their
 // root than Root() (DiskWorkspace); other workspaces use Resolve.
 type resolver interface {
