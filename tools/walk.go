@@ -9,8 +9,10 @@ import (
 )
 
 // The walk behind glob and grep:
-//  1. every directory is opened through the parent's os.Root (OpenRoot of
-//     one name), so nothing outside the workspace is ever listed;
+//  1. the start directory is opened through the workspace's os.Root; each
+//     entry below by its single name from its parent's handle with
+//     O_NOFOLLOW (dir_unix.go; os.Root elsewhere), so nothing outside the
+//     workspace is ever listed or read;
 //  2. symbolic links are never followed, to files or directories (as rg
 //     does without -L), so link cycles end and links out are not listed;
 //  3. .git is always skipped; .gitignore files are honoured at every level
