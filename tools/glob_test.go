@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -208,5 +209,53 @@ func TestGlobCap(t *testing.T) {
 	}
 	if want := "[... 234 more files not shown (1234 in all); narrow the pattern or path]"; got[GlobMaxResults] != want {
 		t.Fatalf("footer %q, want %q", got[GlobMaxResults], want)
+	}
+}
+
+// TestWalkMatchesRipgrep compares the files the walk lists over Go's source
+// tree with rg --files (with .gitignore applied outside git repositories and
+// hidden files listed, as the walk does).
+func TestWalkMatchesRipgrep(t *testing.T) {
+	t.Parallel()
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg is not on PATH")
+	}
+	src := filepath.Join(runtime.GOROOT(), "src")
+	cmd := exec.Command(rg, "--files", "--hidden", "--no-require-git")
+	cmd.Dir = src
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("rg --files: %v", err)
+	}
+	want := strings.Split(strings.TrimSpace(string(out)), "\n")
+	slices.Sort(want)
+
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var got []string
+	w := &walker{ctx: t.Context(), file: func(d *dirNode, name, rel string) bool {
+		d.release()
+		got = append(got, rel)
+		return true
+	}}
+	if err := w.walk(root, "."); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		only := func(a, b []string) []string {
+			var d []string
+			for _, x := range a {
+				if _, ok := slices.BinarySearch(b, x); !ok {
+					d = append(d, x)
+				}
+			}
+			return d[:min(len(d), 10)]
+		}
+		t.Fatalf("walk lists %d files, rg %d; only walk: %q; only rg: %q", len(got), len(want), only(got, want), only(want, got))
 	}
 }
