@@ -64,6 +64,12 @@ func TestReadFile(t *testing.T) {
 	if err := os.Symlink("missing.txt", filepath.Join(dir, "dangling")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink("/nonexistent/evil.sh", filepath.Join(dir, "dangling-abs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../nonexistent", filepath.Join(dir, "dangling-up")); err != nil {
+		t.Fatal(err)
+	}
 	tool := NewReadFile(ws)
 	tests := []struct {
 		name    string
@@ -94,6 +100,8 @@ func TestReadFile(t *testing.T) {
 		{name: "binary invalid utf8", p: ReadFileParams{Path: "latin1.txt"}, contain: "binary file, 5 bytes", isErr: true},
 		{name: "device via symlink", p: ReadFileParams{Path: "zero"}, contain: "outside the workspace", isErr: true},
 		{name: "dangling", p: ReadFileParams{Path: "dangling"}, contain: "does not exist", isErr: true},
+		{name: "dangling outside", p: ReadFileParams{Path: "dangling-abs"}, contain: "outside the workspace", isErr: true},
+		{name: "dangling above", p: ReadFileParams{Path: "dangling-up"}, contain: "outside the workspace", isErr: true},
 		{name: "missing", p: ReadFileParams{Path: "nope.txt"}, contain: "nope.txt does not exist", isErr: true},
 		{name: "empty path", p: ReadFileParams{Path: ""}, contain: "path is empty", isErr: true},
 		{name: "file as dir", p: ReadFileParams{Path: "a.txt/x"}, contain: "not a directory", isErr: true},
