@@ -64,7 +64,9 @@ func outside(path, format string, args ...any) error {
 // returns it cleaned, relative to root and slash-separated ("." is the root
 // itself). Relative paths are taken from the root; absolute paths must lie
 // under it. It does not touch the disk: symbolic links are checked when the
-// file is opened through an os.Root (see DiskWorkspace).
+// file is opened through an os.Root (see DiskWorkspace). Cleaning is
+// lexical, so "link/../a" names "a" whatever link points to: never a path
+// outside, only possibly not the kernel's reading of it.
 //
 // The refusals are *OutsideError values (errors.Is(err, ErrOutside)):
 // .. climbing out, absolute paths elsewhere (including /w-evil next to /w),

@@ -70,6 +70,13 @@ func TestReadFile(t *testing.T) {
 	if err := os.Symlink("../../nonexistent", filepath.Join(dir, "dangling-up")); err != nil {
 		t.Fatal(err)
 	}
+	outsideDir := t.TempDir()
+	mustWrite(t, filepath.Join(outsideDir, "secret.txt"), canary)
+	for _, l := range [][2]string{{"loop1", "loop2"}, {"loop2", "loop1"}, {outsideDir, "outdir"}, {"../w/a.txt", "selfref"}} {
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tool := NewReadFile(ws)
 	tests := []struct {
 		name    string
@@ -100,6 +107,10 @@ func TestReadFile(t *testing.T) {
 		{name: "binary invalid utf8", p: ReadFileParams{Path: "latin1.txt"}, contain: "binary file, 5 bytes", isErr: true},
 		{name: "device via symlink", p: ReadFileParams{Path: "zero"}, contain: "outside the workspace", isErr: true},
 		{name: "dangling", p: ReadFileParams{Path: "dangling"}, contain: "does not exist", isErr: true},
+		{name: "symlink loop", p: ReadFileParams{Path: "loop1"}, contain: "too many levels of symbolic links", isErr: true},
+		{name: "file in a linked dir outside", p: ReadFileParams{Path: "outdir/secret.txt"}, contain: "outside the workspace", isErr: true},
+		{name: "linked dir outside, then back", p: ReadFileParams{Path: "outdir/../a.txt"}, want: numbered(1, "one", "two", "three")},
+		{name: "link climbing out and back in", p: ReadFileParams{Path: "selfref"}, contain: "outside the workspace", isErr: true},
 		{name: "dangling outside", p: ReadFileParams{Path: "dangling-abs"}, contain: "outside the workspace", isErr: true},
 		{name: "dangling above", p: ReadFileParams{Path: "dangling-up"}, contain: "outside the workspace", isErr: true},
 		{name: "missing", p: ReadFileParams{Path: "nope.txt"}, contain: "nope.txt does not exist", isErr: true},
