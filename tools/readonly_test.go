@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -40,6 +42,26 @@ func TestReadOnlyToolSpecs(t *testing.T) {
 			if p.Description == "" {
 				t.Errorf("%s.%s has no description", spec.Name, name)
 			}
+		}
+	}
+}
+
+// TestCancelled checks that a cancelled call is a harness error (a Go
+// error), not a result for the model.
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	ws, _ := newWS(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := map[string]func() (Result, error){
+		"read_file": func() (Result, error) { return readFile(ctx, ws, &ReadFileParams{Path: "a.txt"}) },
+		"glob":      func() (Result, error) { return glob(ctx, ws, &GlobParams{Pattern: "**"}) },
+		"grep":      func() (Result, error) { return grep(ctx, ws, &GrepParams{Pattern: "a"}) },
+		"grep file": func() (Result, error) { return grep(ctx, ws, &GrepParams{Pattern: "a", Path: "a.txt"}) },
+	}
+	for name, call := range calls {
+		if res, err := call(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: got %v, %+v; want context.Canceled", name, err, res)
 		}
 	}
 }
