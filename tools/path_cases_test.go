@@ -324,3 +324,56 @@ func runTool[P any](t *testing.T, tool *Tool, p P) Result {
 	}
 	return res
 }
+
+// TestWalkRace swaps a directory of the workspace for a symbolic link to an
+// outside directory (and back) while glob and grep walk the tree: no
+// outside name or byte may ever show.
+func TestWalkRace(t *testing.T) {
+	t.Parallel()
+	l := newLayout(t)
+	mustWrite(t, filepath.Join(l.W, "data/x.txt"), "inside\n")
+	mustWrite(t, filepath.Join(l.W, "data/sub/y.txt"), "inside\n")
+	mustWrite(t, filepath.Join(l.O, "x.txt"), canary+"\n")
+	mustWrite(t, filepath.Join(l.O, "outside-name.txt"), canary+"\n")
+	mustWrite(t, filepath.Join(l.O, "sub/y.txt"), canary+"\n")
+	ws, err := NewDiskWorkspace(l.W)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	data, moved := filepath.Join(l.W, "data"), filepath.Join(l.W, "data-moved")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			if i%2 == 0 {
+				os.Rename(data, moved)
+				os.Symlink(l.O, data)
+			} else {
+				os.Remove(data)
+				os.Rename(moved, data)
+			}
+		}
+	})
+	grepTool, globTool := NewGrep(ws), NewGlob(ws)
+	runs := 0
+	for ; runs < 500 && ctx.Err() == nil; runs++ {
+		for _, res := range []Result{
+			runTool(t, grepTool, GrepParams{Pattern: "CANARY|inside"}),
+			runTool(t, grepTool, GrepParams{Pattern: "CANARY|inside", Path: "data"}),
+			runTool(t, grepTool, GrepParams{Pattern: "CANARY|inside", Path: "data/x.txt"}),
+			runTool(t, globTool, GlobParams{Pattern: "**"}),
+			runTool(t, globTool, GlobParams{Pattern: "**", Path: "data"}),
+		} {
+			if strings.Contains(res.Text, canary) || strings.Contains(res.Text, "outside-name") {
+				cancel()
+				wg.Wait()
+				t.Fatalf("run %d: outside content or name:\n%s", runs, res.Text)
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+	t.Logf("%d rounds of 3 greps and 2 globs, nothing from outside", runs)
+}
