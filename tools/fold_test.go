@@ -62,7 +62,11 @@ func TestSetFinder(t *testing.T) {
 			lits = append(lits, l)
 		}
 		hay := rnd(r.IntN(80))
-		f := newLiteralSet(lits, fold).finder()
+		mode := litExact
+		if fold {
+			mode = litFold
+		}
+		f := newLiteralSet(lits, mode).finder()
 		for from := 0; from <= len(hay); from += 1 + r.IntN(5) {
 			want := -1
 			h := hay
@@ -77,6 +81,15 @@ func TestSetFinder(t *testing.T) {
 			if got := f.index(hay, from); got != want {
 				t.Fatalf("index(%q, %q fold=%v, from %d) = %d, want %d", hay, lits, fold, from, got, want)
 			}
+		}
+	}
+}
+
+func TestHasKS(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{"plain ascii k s": false, "café": false, "\u212A": true, "x\u017Fy": true, "Å\u212B": false} {
+		if got := hasKS([]byte(s)); got != want {
+			t.Errorf("hasKS(%q) = %v", s, got)
 		}
 	}
 }

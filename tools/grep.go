@@ -131,7 +131,7 @@ func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error)
 		if strings.Contains(pattern, "\n") {
 			return nil, errors.New("pattern contains a newline; grep matches one line at a time")
 		}
-		return &grepMatcher{lits: newLiteralSet([]string{pattern}, false)}, nil
+		return &grepMatcher{lits: newLiteralSet([]string{pattern}, litExact)}, nil
 	}
 	expr := pattern
 	if literal {
@@ -147,10 +147,11 @@ func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error)
 	m := &grepMatcher{line: re}
 	if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		tree = tree.Simplify()
-		if lits := requiredLiterals(tree, false); lits != nil {
-			m.lits = newLiteralSet(lits, false)
-		} else if lits := requiredLiterals(tree, true); lits != nil {
-			m.lits = newLiteralSet(lits, true)
+		for _, mode := range []litMode{litExact, litFold, litFoldASCII} {
+			if lits := requiredLiterals(tree, mode); lits != nil {
+				m.lits = newLiteralSet(lits, mode)
+				break
+			}
 		}
 	}
 	return m, nil
@@ -160,7 +161,7 @@ func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error)
 // in order, until emit returns false. Line numbers are counted only up to
 // the matches.
 func (m *grepMatcher) scan(buf []byte, emit func(n int, line []byte) bool) {
-	if m.lits == nil {
+	if m.lits == nil || (m.lits.noKS && hasKS(buf)) {
 		n := 0
 		for line := range bytes.Lines(buf) {
 			n++

@@ -180,13 +180,20 @@ func TestRequiredLiteralFold(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", expr, err)
 		}
-		if got := strings.Join(requiredLiterals(re.Simplify(), true), "|"); got != want {
+		if got := strings.Join(requiredLiterals(re.Simplify(), litFold), "|"); got != want {
 			t.Errorf("requiredLiteral(%q, fold) = %q, want %q", expr, got, want)
 		}
 	}
+	for expr, want := range map[string]string{`(?i)class`: "class", `(?i)kelvin`: "kelvin", `(?i)café`: ""} {
+		re, _ := syntax.Parse(expr, syntax.Perl)
+		if got := strings.Join(requiredLiterals(re.Simplify(), litFoldASCII), "|"); got != want {
+			t.Errorf("requiredLiterals(%q, ASCII fold) = %q, want %q", expr, got, want)
+		}
+	}
 	// The Kelvin sign matches (?i)k: a folded prefilter must not lose it.
-	ws, _ := newWS(t, map[string]string{"k.txt": "\u212Aelvin\nKELVIN\n", "r.txt": "READER(x)\nreader(y)\nRe\u017Fder\n"})
-	if got, want := grepText(t, ws, GrepParams{Pattern: "kelvin", Literal: true, IgnoreCase: true}), "k.txt:1:\u212Aelvin\nk.txt:2:KELVIN\n"; got != want {
+	ws, _ := newWS(t, map[string]string{"k.txt": "\u212Aelvin\nKELVIN\n", "r.txt": "READER(x)\nreader(y)\nRe\u017Fder\n",
+		"ascii.txt": "no kelvin sign here\nKeLvIn\n", "utf8.txt": "café kelvin\n"})
+	if got, want := grepText(t, ws, GrepParams{Pattern: "kelvin", Literal: true, IgnoreCase: true}), "ascii.txt:1:no kelvin sign here\nascii.txt:2:KeLvIn\nk.txt:1:\u212Aelvin\nk.txt:2:KELVIN\nutf8.txt:1:café kelvin\n"; got != want {
 		t.Errorf("kelvin: got %q, want %q", got, want)
 	}
 	if got, want := grepText(t, ws, GrepParams{Pattern: "reader(", Literal: true, IgnoreCase: true}), "r.txt:1:READER(x)\nr.txt:2:reader(y)\n"; got != want {
@@ -240,7 +247,7 @@ func TestRequiredLiteral(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", expr, err)
 		}
-		if got := strings.Join(requiredLiterals(re.Simplify(), false), "|"); got != want {
+		if got := strings.Join(requiredLiterals(re.Simplify(), litExact), "|"); got != want {
 			t.Errorf("requiredLiteral(%q) = %q, want %q", expr, got, want)
 		}
 		// Every match must contain one of the literals.
@@ -283,6 +290,8 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		{Pattern: "Match", Glob: "*_test.go"},
 		{Pattern: "Longest|Submatch|POSIX"},
 		{Pattern: "longest|posix", IgnoreCase: true},
+		{Pattern: "submatch", IgnoreCase: true},
+		{Pattern: "ſubmatch", IgnoreCase: true},
 		{Pattern: `(Reader|Writer)\(`},
 	}
 	for _, p := range cases {

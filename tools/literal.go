@@ -10,37 +10,51 @@ import (
 // maxLiterals bounds the alternatives a prefilter searches for at once.
 const maxLiterals = 8
 
+// litMode says how required literals are to be searched for.
+type litMode int
+
+const (
+	litExact     litMode = iota // as they are
+	litFold                     // ignoring ASCII case, in any text
+	litFoldASCII                // ignoring ASCII case, in ASCII-only text
+)
+
 // requiredLiterals returns strings one of which every match of re
 // contains, or nil. From a concatenation it keeps the best part (longest
 // shortest literal, then fewest alternatives); from an alternation the
-// union of its branches, when each has some. With fold, the strings are
-// ASCII-lowercased and are to be found ignoring ASCII case; case-insensitive
-// literals then count too, when they are ASCII without k or s (which Unicode
-// folds with the Kelvin sign and the long s).
-func requiredLiterals(re *syntax.Regexp, fold bool) []string {
+// union of its branches, when each has some.
+//
+// In the fold modes the strings are ASCII-lowercased, to be found ignoring
+// ASCII case, and case-insensitive literals count too when they are ASCII.
+// With litFold they must also have no k or s, which Unicode folds with the
+// Kelvin sign and the long s (the only non-ASCII runes that fold with ASCII
+// letters); litFoldASCII allows them, and its literals are valid only in
+// text that holds neither rune (the caller checks, see hasKS).
+func requiredLiterals(re *syntax.Regexp, mode litMode) []string {
 	switch re.Op {
 	case syntax.OpLiteral:
 		s := string(re.Rune)
 		if re.Flags&syntax.FoldCase == 0 {
-			if fold {
+			if mode != litExact {
 				s = lowerASCII(s)
 			}
 			return []string{s}
 		}
-		if !fold || strings.ContainsAny(s, "kKsS") || strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+		if mode == litExact || strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 ||
+			(mode == litFold && strings.ContainsAny(s, "kKsS")) {
 			return nil
 		}
 		return []string{lowerASCII(s)}
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiterals(re.Sub[0], fold)
+		return requiredLiterals(re.Sub[0], mode)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiterals(re.Sub[0], fold)
+			return requiredLiterals(re.Sub[0], mode)
 		}
 	case syntax.OpConcat:
 		var best []string
 		for _, sub := range re.Sub {
-			if l := requiredLiterals(sub, fold); l != nil && betterLiterals(l, best) {
+			if l := requiredLiterals(sub, mode); l != nil && betterLiterals(l, best) {
 				best = l
 			}
 		}
@@ -48,7 +62,7 @@ func requiredLiterals(re *syntax.Regexp, fold bool) []string {
 	case syntax.OpAlternate:
 		var all []string
 		for _, sub := range re.Sub {
-			l := requiredLiterals(sub, fold)
+			l := requiredLiterals(sub, mode)
 			if l == nil {
 				return nil
 			}
@@ -107,12 +121,13 @@ func lowerASCII(s string) string {
 type literalSet struct {
 	exact [][]byte     // case-sensitive literals
 	fold  []foldFinder // ASCII-case-insensitive literals
+	noKS  bool         // valid only in text without U+212A or U+017F
 }
 
-func newLiteralSet(lits []string, fold bool) *literalSet {
-	ls := &literalSet{}
+func newLiteralSet(lits []string, mode litMode) *literalSet {
+	ls := &literalSet{noKS: mode == litFoldASCII}
 	for _, l := range lits {
-		if fold {
+		if mode != litExact {
 			ls.fold = append(ls.fold, newFoldFinder([]byte(l)))
 		} else {
 			ls.exact = append(ls.exact, []byte(l))
@@ -176,3 +191,11 @@ func (f *setFinder) index(hay []byte, from int) int {
 	}
 	return best
 }
+
+// hasKS reports whether b holds the Kelvin sign or the long s, which
+// (?i) patterns match for k and s.
+func hasKS(b []byte) bool {
+	return bytes.Contains(b, kelvin) || bytes.Contains(b, longS)
+}
+
+var kelvin, longS = []byte("\u212A"), []byte("\u017F")

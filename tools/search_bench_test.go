@@ -25,6 +25,7 @@ var benchGrep = []struct {
 }{
 	{"literal", "func main", true, false},
 	{"literal_ignore_case", "FUNC MAIN", true, true},
+	{"literal_ignore_case_s", "STATUS", true, true},
 	{"regex_literal_part", `func \w+Reader\(`, false, false},
 	{"regex_no_literal", `[A-Z][a-z]+[0-9]{3}`, false, false},
 	{"regex_word_test", `\w+_test\b`, false, false},
