@@ -13,6 +13,17 @@ import (
 // implements it over the editor's buffers; DiskWorkspace over the disk.
 // Paths are slash-separated and relative to Root, already checked by
 // the boundary (see Resolve); implementations check them again.
+//
+// Tools also use these optional methods when a workspace has them
+// (DiskWorkspace has all three):
+//   - Resolve(path string) (string, error): the boundary check, when the
+//     workspace knows more spellings of its root than Root();
+//   - Open(ctx, path) (io.ReadCloser, error): read_file streams text files
+//     that ReadFile refused with *TooLargeError;
+//   - AllowsHardLinks() bool: grep reads hard-linked files only if true.
+//
+// glob and grep list and read the disk under Root() (through an os.Root);
+// they do not see unsaved buffers.
 type Workspace interface {
 	// Root is the absolute path of the workspace root.
 	Root() string
