@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -50,6 +51,9 @@ func glob(ctx context.Context, ws Workspace, p *GlobParams) (Result, error) {
 		pattern = rest
 	}
 	if fi, err := root.Stat(start); err != nil || !fi.IsDir() {
+		if err != nil && errors.Is(rootError(start, err), ErrOutside) {
+			return Errorf("glob: %v", rootError(start, err)), nil
+		}
 		if start != base {
 			return Result{Text: fmt.Sprintf("No files match %q: %s is not a directory in the workspace.", p.Pattern, start)}, nil
 		}
