@@ -4,7 +4,7 @@
 //     from a Go params type, and a function;
 //  2. every failure the model can act on is a Result with IsError set, never
 //     a Go error or a panic;
-//  3. every path goes through the workspace boundary (workspace.go).
+//  3. every path goes through the workspace boundary (boundary.go).
 package tools
 
 import (

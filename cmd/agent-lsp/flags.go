@@ -1,0 +1,83 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/agent-lsp/agent-lsp/config"
+)
+
+// commonFlags are the flags every agent command takes.
+type commonFlags struct {
+	workspace    string
+	configFile   string
+	baseURL      string
+	model        string
+	maxTurns     int
+	maxToolCalls int
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.workspace, "workspace", "", "workspace root (default: the current directory)")
+	fs.StringVar(&c.configFile, "config", "", "configuration file (default: $XDG_CONFIG_HOME/agent-lsp/config.toml)")
+	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env AGENT_LSP_BASE_URL)")
+	fs.StringVar(&c.model, "model", "", "model name (env AGENT_LSP_MODEL)")
+	fs.IntVar(&c.maxTurns, "max-turns", 0, "maximum model requests (default 50)")
+	fs.IntVar(&c.maxToolCalls, "max-tool-calls", 0, "maximum tool calls (default 200)")
+}
+
+// load resolves the workspace and the configuration.
+func (c *commonFlags) load() (string, config.Config, []string, error) {
+	ws := c.workspace
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			return "", config.Config{}, nil, err
+		}
+	}
+	ws, err := filepath.Abs(ws)
+	if err != nil {
+		return "", config.Config{}, nil, err
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		return "", config.Config{}, nil, fmt.Errorf("workspace %s is not a directory", ws)
+	}
+	cfg, warnings, err := config.Load(config.Sources{
+		UserFile:  c.configFile,
+		Workspace: ws,
+		Flags:     config.Overrides{BaseURL: c.baseURL, Model: c.model, MaxTurns: c.maxTurns, MaxToolCalls: c.maxToolCalls},
+	})
+	return ws, cfg, warnings, err
+}
+
+// parseInterspersed parses flags that may come after positional arguments
+// (`agent-lsp run "fix it" --json`); "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("agent-lsp "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}

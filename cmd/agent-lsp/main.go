@@ -1,0 +1,58 @@
+// Command agent-lsp is a coding agent inside the editor: a language server
+// (`agent-lsp serve`, the default), a headless runner (`agent-lsp run`), and
+// helpers to inspect its setup (`doctor`, `version`).
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/agent-lsp/agent-lsp/sandbox"
+)
+
+// Exit statuses of every subcommand.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+func main() {
+	// The bash tool's sandbox re-executes this binary to confine itself;
+	// in that role this call never returns.
+	sandbox.MaybeRunHelper()
+	os.Exit(mainArgs(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "help"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "run":
+		return runCmd(args, stdin, stdout, stderr)
+	case "doctor":
+		return doctorCmd(args, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "agent-lsp", version())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "agent-lsp: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+const usage = `agent-lsp: a coding agent inside your editor.
+
+Usage:
+  agent-lsp run [flags] PROMPT   run one agent session headless ("-" reads the prompt from stdin)
+  agent-lsp doctor [flags]       show the endpoint, model and workspace it would use, and check them
+  agent-lsp version              print the version
+
+Run "agent-lsp run -h" for the flags.
+`

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+)
+
+// runCmd is `agent-lsp run`: one agent session, headless. The answer goes
+// to stdout, progress to stderr; with --json, stdout carries one event per
+// line and the last line is the end event.
+func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	var common commonFlags
+	common.register(fs)
+	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: agent-lsp run [flags] PROMPT\n\nRuns one agent session in the workspace and prints the answer.\nExit status: 0 when the model finished (end_turn), 1 for any other ending, 2 for bad usage or configuration.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	prompt := strings.TrimSpace(strings.Join(pos, " "))
+	if prompt == "-" {
+		b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+		if err != nil {
+			fmt.Fprintf(stderr, "agent-lsp: reading the prompt from stdin: %v\n", err)
+			return exitUsage
+		}
+		prompt = strings.TrimSpace(string(b))
+	}
+	if prompt == "" {
+		fmt.Fprintln(stderr, "agent-lsp run: no prompt given")
+		fs.Usage()
+		return exitUsage
+	}
+	ws, cfg, warnings, err := common.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
+		return exitUsage
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
+	}
+	sess, err := newSession(ws, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
+		return exitUsage
+	}
+	defer sess.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var obs agent.Observer
+	if *jsonOut {
+		obs = jsonObserver(stdout)
+	} else {
+		obs = textObserver(stdout, stderr)
+	}
+	res := sess.agent.Run(ctx, sess.conv, prompt, obs)
+	if !*jsonOut {
+		fmt.Fprintln(stderr, summary(res))
+	}
+	if res.Reason == agent.EndTurn {
+		return exitOK
+	}
+	return exitFail
+}
+
+// jsonObserver prints each event as one line of JSON.
+func jsonObserver(w io.Writer) agent.Observer {
+	enc := json.NewEncoder(w)
+	return func(ev agent.Event) {
+		_ = enc.Encode(ev)
+	}
+}
+
+// textObserver streams the answer to stdout and one line per tool call to
+// stderr.
+func textObserver(stdout, stderr io.Writer) agent.Observer {
+	atLineStart := true
+	return func(ev agent.Event) {
+		switch ev.Type {
+		case agent.EvText:
+			fmt.Fprint(stdout, ev.Text)
+			atLineStart = strings.HasSuffix(ev.Text, "\n")
+		case agent.EvToolStart:
+			if !atLineStart {
+				fmt.Fprintln(stdout)
+				atLineStart = true
+			}
+			fmt.Fprintf(stderr, "→ %s %s\n", ev.Tool.Name, oneLine(ev.Tool.Arguments, 120))
+		case agent.EvToolEnd:
+			mark := "✓"
+			if ev.Tool.IsError {
+				mark = "✗"
+			}
+			fmt.Fprintf(stderr, "  %s %s\n", mark, oneLine(ev.Tool.Result, 120))
+		case agent.EvWarning:
+			fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", ev.Text)
+		case agent.EvEnd:
+			if !atLineStart {
+				fmt.Fprintln(stdout)
+			}
+		}
+	}
+}
+
+// summary ends stderr: the reason for a failure, then one line with the
+// ending, turns, tool calls and tokens.
+func summary(r agent.Result) string {
+	s := fmt.Sprintf("agent-lsp: %s · %d turns · %d tool calls · %d tokens in, %d out",
+		r.Reason, r.Turns, r.ToolCalls, r.Usage.InputTokens, r.Usage.OutputTokens)
+	if r.Error != "" && r.Reason != agent.EndTurn {
+		s = "agent-lsp: " + r.Error + "\n" + s
+	}
+	return s
+}
+
+// oneLine squeezes text onto one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
