@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/harness"
 )
 
 // runCmd is `agent-lsp run`: one agent session, headless. The answer goes
@@ -57,12 +58,12 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
 	}
-	sess, err := newSession(ws, cfg)
+	h, err := harness.New(harness.Options{Root: ws, Config: cfg})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
 	}
-	defer sess.Close()
+	defer h.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -73,7 +74,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		obs = textObserver(stdout, stderr)
 	}
-	res := sess.agent.Run(ctx, sess.conv, prompt, obs)
+	res := h.Agent.Run(ctx, h.NewSession("run", ws), prompt, obs)
 	if !*jsonOut {
 		fmt.Fprintln(stderr, summary(res))
 	}
