@@ -1,0 +1,166 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/sandbox"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+// Limits of the bash tool.
+const (
+	BashDefaultTimeout = 120 * time.Second
+	BashMaxTimeout     = 600 * time.Second
+	// BashMaxOutput is how much output the model sees (head and tail).
+	BashMaxOutput = 30 << 10
+	// BashMaxLines caps the lines the model sees.
+	BashMaxLines = 1000
+	// BashCaptureLimit is how much output is kept at all (head and tail),
+	// for the spill file.
+	BashCaptureLimit = 16 << 20
+)
+
+// BashParams are the arguments of bash.
+type BashParams struct {
+	Command string `json:"command" jsonschema:"The shell command to run in the workspace root (bash -c)"`
+	Timeout int    `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed (default 120, maximum 600)" minimum:"1" maximum:"600"`
+}
+
+// Access reports the command, for the permission check.
+func (p *BashParams) Access() Access { return Access{Kind: AccessExec, Command: p.Command} }
+
+// Validate rejects an empty command.
+func (p *BashParams) Validate() error {
+	if strings.TrimSpace(p.Command) == "" {
+		return errors.New("command is empty; give the shell command to run")
+	}
+	return nil
+}
+
+// BashOptions configure the bash tool.
+type BashOptions struct {
+	// Sandbox runs the commands; required.
+	Sandbox *sandbox.Sandbox
+	// Spill keeps full outputs that were cut; nil keeps none.
+	Spill *Spill
+	// DefaultTimeout and MaxTimeout default to BashDefaultTimeout and
+	// BashMaxTimeout.
+	DefaultTimeout, MaxTimeout time.Duration
+	// MaxOutput is the bytes of output shown (default BashMaxOutput).
+	MaxOutput int
+	// Grace is the time between SIGTERM and SIGKILL (default 2s).
+	Grace time.Duration
+}
+
+// NewBash returns the bash tool: commands run through the sandbox in the
+// workspace, with a timeout, no stdin, a scrubbed environment and capped
+// output. Every process of a command's group is gone when the call returns.
+func NewBash(opts BashOptions) *Tool {
+	if opts.DefaultTimeout <= 0 {
+		opts.DefaultTimeout = BashDefaultTimeout
+	}
+	if opts.MaxTimeout <= 0 {
+		opts.MaxTimeout = BashMaxTimeout
+	}
+	if opts.MaxOutput <= 0 {
+		opts.MaxOutput = BashMaxOutput
+	}
+	return Define("bash", bashDescription, false, func(ctx context.Context, p *BashParams) (Result, error) {
+		return runBash(ctx, opts, p)
+	})
+}
+
+func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, error) {
+	if opts.Sandbox == nil {
+		return Result{}, errors.New("bash: no sandbox configured")
+	}
+	timeout := opts.DefaultTimeout
+	if p.Timeout > 0 {
+		timeout = time.Duration(p.Timeout) * time.Second
+	}
+	if timeout > opts.MaxTimeout {
+		return Errorf("timeout %d s is over the maximum of %d s; split the work into shorter commands", p.Timeout, int(opts.MaxTimeout/time.Second)), nil
+	}
+	cmd, err := opts.Sandbox.Command(ctx, p.Command)
+	if err != nil {
+		return Result{}, fmt.Errorf("bash: %w", err)
+	}
+	res, err := sandbox.Run(ctx, cmd, sandbox.RunOptions{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
+	if errors.Is(err, sandbox.ErrHelperFailed) {
+		return Result{}, fmt.Errorf("the sandbox could not confine the command, so it did not run (%v); see `agent-lsp doctor`", err)
+	}
+	if err != nil && !res.TimedOut && !res.Cancelled {
+		return Result{}, fmt.Errorf("bash: %w", err)
+	}
+	body, notes := bashOutput(res, opts)
+	if res.Cancelled {
+		return Result{Text: body, IsError: true}, ctx.Err()
+	}
+	var b strings.Builder
+	switch {
+	case res.TimedOut:
+		fmt.Fprintf(&b, "timed out after %s: the command and every process it started were killed (exit status %d).\n", timeout, res.ExitCode)
+		b.WriteString("Background jobs are not supported. Run a shorter command: narrow it (one package, one test with -run, fewer files) or raise timeout (maximum ")
+		fmt.Fprintf(&b, "%d s).\n", int(opts.MaxTimeout/time.Second))
+	case res.ExitCode == 0:
+		b.WriteString("exit status 0\n")
+	case res.ExitCode > 128:
+		fmt.Fprintf(&b, "exit status %d (killed by signal %d)\n", res.ExitCode, res.ExitCode-128)
+	default:
+		fmt.Fprintf(&b, "exit status %d\n", res.ExitCode)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "warning: %v\n", err)
+	}
+	if body == "" {
+		b.WriteString("(no output)\n")
+	} else {
+		b.WriteString(body)
+		if !strings.HasSuffix(body, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	for _, n := range notes {
+		b.WriteString("[" + n + "]\n")
+	}
+	return Result{Text: strings.TrimSuffix(b.String(), "\n"), IsError: res.ExitCode != 0 || res.TimedOut}, nil
+}
+
+// bashOutput makes the captured output safe and short for the model: valid
+// UTF-8 without NUL bytes, head and tail within the limits, and the full
+// output spilled to a file whose path a note names.
+func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
+	var notes []string
+	out := res.Output
+	if !utf8.Valid(out) || bytes.IndexByte(out, 0) >= 0 {
+		out = bytes.ReplaceAll(bytes.ToValidUTF8(out, []byte("\uFFFD")), []byte{0}, []byte("\uFFFD"))
+		notes = append(notes, "binary output: invalid UTF-8 and NUL bytes were replaced with U+FFFD")
+	}
+	text := string(out)
+	shown := Truncate(text, BashMaxLines, opts.MaxOutput)
+	if shown == text && res.Omitted == 0 {
+		return text, notes
+	}
+	total := int64(len(res.Output)) + res.Omitted
+	note := fmt.Sprintf("output cut: %s in all, the head and tail are shown", formatSize(int(min(total, 1<<40))))
+	if res.Omitted > 0 {
+		note += fmt.Sprintf("; %s in the middle were not kept at all", formatSize(int(res.Omitted)))
+	}
+	if opts.Spill != nil {
+		if path, err := opts.Spill.Save("bash", res.Output); err == nil {
+			note += "; full output saved to " + path + " (search it with grep or read it with read_file, using offset and limit)"
+		} else {
+			note += "; the full output could not be saved (" + err.Error() + ")"
+		}
+	}
+	return shown, append(notes, note)
+}
