@@ -4,7 +4,8 @@
 // --config file) and the workspace's (.agent-lsp/config.toml). A workspace
 // comes from wherever the user cloned it, so its file may not choose where
 // requests and keys go (base_url, api_key, headers): it could send the
-// user's key to a server of its choosing.
+// user's key to a server of its choosing. Nor may it loosen the sandbox
+// ([sandbox] network can only be turned off there, backend not chosen).
 package config
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,9 +50,28 @@ type Config struct {
 	Permissions permission.Permissions `toml:"permissions"`
 	Rules       permission.Config      `toml:"-"`
 
+	// Sandbox is the [sandbox] table: how the bash tool's commands are
+	// confined.
+	Sandbox Sandbox `toml:"sandbox"`
+
 	// Files lists the configuration files that were read, for doctor.
 	Files []string `toml:"-"`
 }
+
+// Sandbox is the [sandbox] table. A workspace file may only tighten it: it
+// can turn the network off, never on, and cannot choose the backend.
+type Sandbox struct {
+	// Network lets commands use the network (default false).
+	Network bool `toml:"network"`
+	// Backend is "auto" (default: the strongest that works), "landlock",
+	// "bwrap" or "none" (no confinement: every command needs approval).
+	Backend string `toml:"backend"`
+
+	networkOff bool // a workspace file set network = false
+}
+
+// SandboxBackends are the values [sandbox] backend accepts.
+var SandboxBackends = []string{"auto", "landlock", "bwrap", "none"}
 
 // Duration is a time.Duration written as "90s" in TOML.
 type Duration struct{ time.Duration }
@@ -226,6 +247,9 @@ func (c *Config) mergeWorkspace(ws Config) {
 	if ws.IdleTimeout.Duration != 0 {
 		c.IdleTimeout = ws.IdleTimeout
 	}
+	if ws.Sandbox.networkOff {
+		c.Sandbox.Network = false
+	}
 }
 
 func firstEnv(getenv func(string) string, names ...string) string {
@@ -258,6 +282,10 @@ func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.
 		k := und[0]
 		return &Error{File: path, Line: tomlpos.KeyLine(data, k), Key: k.String(), Msg: "unknown key"}
 	}
+	if b := cfg.Sandbox.Backend; b != "" && !slices.Contains(SandboxBackends, b) {
+		return &Error{File: path, Line: tomlpos.KeyLine(data, toml.Key{"sandbox", "backend"}), Key: "sandbox.backend",
+			Msg: fmt.Sprintf("%q is not one of %s", b, strings.Join(SandboxBackends, ", "))}
+	}
 	rs, notes, err := permission.ParseRuleSet(path, data, origin)
 	if err != nil {
 		return err
@@ -272,6 +300,19 @@ func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.
 			}
 		}
 		cfg.BaseURL, cfg.APIKey, cfg.APIKeyEnv, cfg.Headers = "", "", "", nil
+		// The sandbox can only be tightened from a workspace.
+		if k := (toml.Key{"sandbox", "network"}); md.IsDefined(k...) {
+			if cfg.Sandbox.Network {
+				*warnings = append(*warnings, (&Error{File: path, Line: tomlpos.KeyLine(data, k), Key: k.String(),
+					Msg: "ignored: a workspace file can turn the network off, never on"}).Error())
+			}
+			cfg.Sandbox.networkOff = !cfg.Sandbox.Network
+		}
+		if k := (toml.Key{"sandbox", "backend"}); md.IsDefined(k...) {
+			*warnings = append(*warnings, (&Error{File: path, Line: tomlpos.KeyLine(data, k), Key: k.String(),
+				Msg: "ignored: only the user's configuration may choose the sandbox backend"}).Error())
+		}
+		cfg.Sandbox.Network, cfg.Sandbox.Backend = false, ""
 	}
 	return nil
 }

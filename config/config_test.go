@@ -147,3 +147,49 @@ func TestPermissionRules(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 }
+
+func TestSandboxTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.toml")
+	e := env(map[string]string{"XDG_CONFIG_HOME": dir})
+
+	cfg, _, err := Load(Sources{Workspace: t.TempDir(), Getenv: e})
+	if err != nil || cfg.Sandbox.Network || cfg.Sandbox.Backend != "" {
+		t.Fatalf("default sandbox = %+v, %v", cfg.Sandbox, err)
+	}
+	write(t, user, "[sandbox]\nnetwork = true\nbackend = \"bwrap\"\n")
+	cfg, _, err = Load(Sources{UserFile: user, Workspace: t.TempDir(), Getenv: e})
+	if err != nil || !cfg.Sandbox.Network || cfg.Sandbox.Backend != "bwrap" {
+		t.Fatalf("user sandbox = %+v, %v", cfg.Sandbox, err)
+	}
+
+	// A workspace can turn the network off ...
+	ws := t.TempDir()
+	write(t, WorkspaceFile(ws), "[sandbox]\nnetwork = false\n")
+	cfg, warn, err := Load(Sources{UserFile: user, Workspace: ws, Getenv: e})
+	if err != nil || cfg.Sandbox.Network || cfg.Sandbox.Backend != "bwrap" || len(warn) != 0 {
+		t.Errorf("workspace network = false: %+v %q %v", cfg.Sandbox, warn, err)
+	}
+	// ... but not on, and it cannot pick the backend.
+	write(t, user, "model = \"m\"\n")
+	write(t, WorkspaceFile(ws), "\n[sandbox]\nnetwork = true\nbackend = \"none\"\n")
+	cfg, warn, err = Load(Sources{UserFile: user, Workspace: ws, Getenv: e})
+	if err != nil || cfg.Sandbox.Network || cfg.Sandbox.Backend != "" {
+		t.Errorf("workspace network = true: %+v %v", cfg.Sandbox, err)
+	}
+	if len(warn) != 2 || !strings.Contains(warn[0], "config.toml:3: sandbox.network: ignored") || !strings.Contains(warn[1], ":4: sandbox.backend: ignored") {
+		t.Errorf("warnings = %q", warn)
+	}
+
+	write(t, user, "[sandbox]\nnetwork = false\nbackend = \"docker\"\n")
+	_, _, err = Load(Sources{UserFile: user, Getenv: e})
+	if err == nil || !strings.Contains(err.Error(), "user.toml:3: sandbox.backend:") {
+		t.Errorf("bad backend: %v", err)
+	}
+	write(t, user, "[sandbox]\nnetwerk = false\n")
+	_, _, err = Load(Sources{UserFile: user, Getenv: e})
+	if err == nil || !strings.Contains(err.Error(), "user.toml:2: sandbox.netwerk: unknown key") {
+		t.Errorf("unknown key: %v", err)
+	}
+}
