@@ -1,14 +1,25 @@
 // Package harness wires one agent from the configuration: the provider,
-// the tools over a workspace, the dispatcher and its guard. The headless
+// the tools over a workspace, the sandbox the bash tool runs in, the
+// permission engine and the guard in front of the dispatcher. The headless
 // runner and the language server both build their agents here, so a tool
 // behaves the same with or without an editor.
 package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/permission"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -19,20 +30,91 @@ type Options struct {
 	Config config.Config
 	// Workspace is the view the tools act on; nil means the disk.
 	Workspace tools.Workspace
-	// Approver answers "ask" verdicts; nil denies them.
+	// Approver answers "ask" verdicts; nil denies them, with AskHint.
 	Approver agent.Approver
+	// AskHint tells the user how to allow calls that needed approval when
+	// there is no Approver; empty means agent.DefaultAskHint.
+	AskHint string
+	// StateDir is agent-lsp's state directory: per workspace, the sandbox's
+	// private tmp/cache/config and the spill files (full tool outputs).
+	// Empty means DefaultStateDir(os.Getenv).
+	StateDir string
+	// Log receives the harness's and the guard's logs; nil means
+	// slog.Default().
+	Log *slog.Logger
 }
 
 // Harness is a wired agent and what it holds open.
 type Harness struct {
 	Agent    *agent.Agent
 	Registry *tools.Registry
-	closers  []func() error
+	// Engine is the permission engine; session rules added through the
+	// guard live here.
+	Engine *permission.Engine
+	// Sandbox runs the bash tool's commands; Sandbox.Status() says how
+	// they are confined.
+	Sandbox *sandbox.Sandbox
+	// Spill keeps full outputs that were cut for the model.
+	Spill   *tools.Spill
+	Guard   *agent.Guard
+	closers []func() error
 }
 
+// DefaultStateDir is $XDG_STATE_HOME/agent-lsp, or ~/.local/state/agent-lsp.
+func DefaultStateDir(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "agent-lsp")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home == "" {
+		return filepath.Join(os.TempDir(), "agent-lsp-state")
+	}
+	return filepath.Join(home, ".local", "state", "agent-lsp")
+}
+
+// WorkspaceStateDir is the directory of one workspace's state under
+// stateDir: its base name and a hash of its path.
+func WorkspaceStateDir(stateDir, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(root))
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	return filepath.Join(stateDir, "workspaces", strings.TrimLeft(base, ".")+"-"+hex.EncodeToString(sum[:6]))
+}
+
+// SandboxOptions are the sandbox options a configuration asks for.
+func SandboxOptions(root, stateDir string, c config.Sandbox) sandbox.Options {
+	b := sandbox.Backend(c.Backend)
+	if c.Backend == "auto" {
+		b = sandbox.BackendAuto
+	}
+	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Backend: b}
+}
+
+// spillKeep is how long spill files of earlier sessions are kept.
+const spillKeep = 7 * 24 * time.Hour
+
 // New builds a harness.
-func New(opts Options) (*Harness, error) {
+func New(opts Options) (_ *Harness, err error) {
 	h := &Harness{}
+	defer func() {
+		if err != nil {
+			h.Close()
+		}
+	}()
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
 	ws := opts.Workspace
 	if ws == nil {
 		disk, err := tools.NewDiskWorkspace(opts.Root)
@@ -43,8 +125,54 @@ func New(opts Options) (*Harness, error) {
 		ws = disk
 	}
 	cfg := opts.Config
+	state := opts.StateDir
+	if state == "" {
+		state = DefaultStateDir(os.Getenv)
+	}
+	wsState := WorkspaceStateDir(state, opts.Root)
+
+	if h.Engine, err = permission.New(opts.Root, cfg.Rules.Sets...); err != nil {
+		return nil, fmt.Errorf("permissions: %w", err)
+	}
+	sbDir := filepath.Join(wsState, "sandbox")
+	if err := os.MkdirAll(sbDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	if h.Sandbox, err = sandbox.New(SandboxOptions(opts.Root, sbDir, cfg.Sandbox)); err != nil {
+		return nil, fmt.Errorf("sandbox: %w (set [sandbox] backend = \"auto\" or check `agent-lsp doctor`)", err)
+	}
+	h.closers = append(h.closers, h.Sandbox.Close)
+	st := h.Sandbox.Status()
+	if st.Confined() {
+		log.Info("Sandbox", "backend", st.Backend, "layers", strings.Join(st.Layers, ","), "network", st.Network, "warning", st.Warning)
+	} else {
+		// Callers show this to the user (Harness.Sandbox.Status()).
+		log.Info("No sandbox: every bash command needs approval", "warning", st.Warning)
+	}
+	spillRoot := filepath.Join(wsState, "spill")
+	pruneOld(spillRoot, spillKeep)
+	h.Spill = tools.NewSpill(filepath.Join(spillRoot, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid())))
+
 	h.Registry = tools.NewRegistry(tools.ReadOnlyTools(ws)...)
-	disp := tools.NewDispatcher(h.Registry)
+	h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill}))
+	// Write tools (write_file, str_replace) are registered here when ws is
+	// a tools.Editor; the guard already checks their paths for writing.
+
+	h.Guard = agent.NewGuard(agent.GuardOptions{
+		Engine:   h.Engine,
+		Approver: opts.Approver,
+		Sandbox:  st,
+		Spill:    h.Spill,
+		AskHint:  opts.AskHint,
+		Log:      log,
+	})
+	disp := tools.NewDispatcher(h.Registry,
+		tools.WithGuard(h.Guard),
+		tools.WithLogger(log),
+		// bash stops its own commands at their timeout; the dispatcher's
+		// deadline is the backstop.
+		tools.WithToolTimeout("bash", tools.BashMaxTimeout+time.Minute),
+	)
 	provider := agent.NewOpenAI(agent.OpenAIConfig{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,
@@ -60,6 +188,19 @@ func New(opts Options) (*Harness, error) {
 	return h, nil
 }
 
+// pruneOld removes the entries of dir last modified before now-keep.
+func pruneOld(dir string, keep time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > keep {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
 // NewSession starts a conversation with the system prompt for this
 // workspace and tool set.
 func (h *Harness) NewSession(id, root string) *agent.Session {
@@ -68,11 +209,10 @@ func (h *Harness) NewSession(id, root string) *agent.Session {
 
 // Close releases what the harness holds.
 func (h *Harness) Close() error {
-	var first error
+	var errs []error
 	for _, c := range h.closers {
-		if err := c(); err != nil && first == nil {
-			first = err
-		}
+		errs = append(errs, c())
 	}
-	return first
+	h.closers = nil
+	return errors.Join(errs...)
 }

@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
 // doctorCmd reports what agent-lsp would use and whether it works: the
 // configuration files, the endpoint and whether it answers, the model and
-// whether the server lists it, and the workspace root.
+// whether the server lists it, the workspace root, and the sandbox.
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("doctor", stderr)
 	var common commonFlags
@@ -52,6 +55,8 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "api key:   not set (fine for local servers; set AGENT_LSP_API_KEY for hosted ones)")
 	}
 
+	sandboxReport(stdout, ws, cfg)
+
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	models, err := agent.ListModels(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.BaseURL, cfg.APIKey)
@@ -71,6 +76,37 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	return exitFail
+}
+
+// sandboxReport prints how the bash tool's commands would be confined, and
+// says loudly when they would not be at all. A missing sandbox does not fail
+// doctor (the agent still works, asking for every command), but it is
+// never presented as fine.
+func sandboxReport(w io.Writer, ws string, cfg config.Config) {
+	sb, err := sandbox.New(harness.SandboxOptions(ws, "", cfg.Sandbox))
+	if err != nil {
+		fmt.Fprintf(w, "sandbox:   FAIL: %v\n", err)
+		fmt.Fprintf(w, "           The configured backend (%q) does not work here; `agent-lsp run` refuses to start. Set [sandbox] backend = \"auto\".\n", cfg.Sandbox.Backend)
+		fmt.Fprintf(w, "           Probe:\n%s\n", indent(sandbox.Probe().String(), "           "))
+		return
+	}
+	defer sb.Close()
+	st := sb.Status()
+	// Status.String() starts "sandbox: " and indents its details by two.
+	fmt.Fprintf(w, "sandbox:   %s\n", indent(strings.TrimPrefix(st.String(), "sandbox: "), "         ")[len("         "):])
+	if !st.Confined() {
+		fmt.Fprintln(w, "           !!! NO SANDBOX LAYER IS AVAILABLE: commands would run with your full rights.")
+		fmt.Fprintln(w, "           !!! Every bash command will need your approval (headless runs refuse them unless --ask=allow).")
+		if cfg.Sandbox.Backend == "none" {
+			fmt.Fprintln(w, "           [sandbox] backend = \"none\" in your configuration turned it off.")
+		} else {
+			fmt.Fprintln(w, "           Install bubblewrap or use a kernel with Landlock (5.13+) and unprivileged user namespaces.")
+		}
+	}
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 func first(s []string, n int) []string {

@@ -33,6 +33,8 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "policy":
+		return policyCmd(args, stdin, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
 	case "version", "--version", "-v":
@@ -51,7 +53,8 @@ const usage = `agent-lsp: a coding agent inside your editor.
 
 Usage:
   agent-lsp run [flags] PROMPT   run one agent session headless ("-" reads the prompt from stdin)
-  agent-lsp doctor [flags]       show the endpoint, model and workspace it would use, and check them
+  agent-lsp policy -- COMMAND    show what the permission rules say about a shell command, and why
+  agent-lsp doctor [flags]       show the endpoint, model, workspace and sandbox it would use, and check them
   agent-lsp version              print the version
 
 Run "agent-lsp run -h" for the flags.

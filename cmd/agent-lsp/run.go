@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -25,6 +26,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var common commonFlags
 	common.register(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout")
+	var ask askFlag
+	fs.Var(&ask, "ask", "answer calls that need approval: deny or allow (default: ask on the terminal when stdin is one, else deny)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: agent-lsp run [flags] PROMPT\n\nRuns one agent session in the workspace and prints the answer.\nExit status: 0 when the model finished (end_turn), 1 for any other ending, 2 for bad usage or configuration.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -58,12 +61,19 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
 	}
-	h, err := harness.New(harness.Options{Root: ws, Config: cfg})
+	approver, hint := approverFor(ask, stdin, stderr)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
 	}
 	defer h.Close()
+	if st := h.Sandbox.Status(); !st.Confined() {
+		fmt.Fprintf(stderr, "agent-lsp: warning: NO SANDBOX: %s\n", st.Warning)
+	} else if st.Warning != "" {
+		fmt.Fprintf(stderr, "agent-lsp: warning: sandbox: %s\n", st.Warning)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

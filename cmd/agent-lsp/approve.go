@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+)
+
+// askFlag is the value of `run --ask`: how "ask" verdicts are answered
+// when no one is asked.
+type askFlag string
+
+const (
+	askUnset askFlag = ""      // a terminal prompt if stdin is a terminal, else deny
+	askDeny  askFlag = "deny"  // refuse (headless default: fail closed)
+	askAllow askFlag = "allow" // allow once, every time
+)
+
+func (a *askFlag) String() string { return string(*a) }
+
+func (a *askFlag) Set(s string) error {
+	switch askFlag(s) {
+	case askDeny, askAllow:
+		*a = askFlag(s)
+		return nil
+	}
+	return fmt.Errorf("want deny or allow, not %q", s)
+}
+
+// approverFor returns the Approver `run` uses and the hint a refusal shows.
+// With --ask=allow every ask is allowed once; with --ask=deny, or without a
+// terminal, none is (nil); otherwise the user is asked on the terminal.
+func approverFor(ask askFlag, stdin io.Reader, stderr io.Writer) (agent.Approver, string) {
+	const hint = "this run refuses calls that need approval (--ask=deny, the default without a terminal); rerun with --ask=allow, or add an allow rule to [permissions.TOOL] in your configuration (`agent-lsp policy -- COMMAND` shows which rule decides)"
+	switch ask {
+	case askAllow:
+		return allowAll{}, ""
+	case askDeny:
+		return nil, hint
+	}
+	f, ok := stdin.(*os.File)
+	if !ok || !isTerminal(f) {
+		return nil, hint
+	}
+	in := io.Reader(f)
+	if tty, err := os.Open("/dev/tty"); err == nil {
+		in = tty // stays open for the life of the process
+	}
+	return newTermApprover(in, stderr), hint
+}
+
+// allowAll answers every request with "allow once".
+type allowAll struct{}
+
+func (allowAll) Approve(context.Context, agent.ApprovalRequest) (agent.Approval, error) {
+	return agent.Allow, nil
+}
+
+// termApprover asks on a terminal: the request on out, the answer a line
+// of in. The guard sends one request at a time.
+type termApprover struct {
+	out   io.Writer
+	lines chan string // closed at end of input
+	start sync.Once
+	in    io.Reader
+}
+
+func newTermApprover(in io.Reader, out io.Writer) *termApprover {
+	return &termApprover{in: in, out: out, lines: make(chan string)}
+}
+
+// Approve shows the request and waits for y, s or n.
+func (t *termApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+	// One reader for the life of the approver: a read cannot be
+	// cancelled, so a prompt that timed out leaves it for the next one.
+	t.start.Do(func() {
+		go func() {
+			sc := bufio.NewScanner(t.in)
+			for sc.Scan() {
+				t.lines <- sc.Text()
+			}
+			close(t.lines)
+		}()
+	})
+	fmt.Fprintf(t.out, "\nagent-lsp: the agent wants to run %s:\n", req.Tool)
+	for _, l := range strings.Split(strings.TrimRight(req.Subject, "\n"), "\n") {
+		fmt.Fprintf(t.out, "    %s\n", printable(l))
+	}
+	for _, l := range strings.Split(req.Reason, "\n") {
+		fmt.Fprintf(t.out, "  why asked: %s\n", printable(l))
+	}
+	choices := "[y] allow once / [n] deny"
+	if req.SessionRule != "" {
+		choices = fmt.Sprintf("[y] allow once / [s] allow for this session (rule: %s) / [n] deny", printable(req.SessionRule))
+	}
+	for {
+		fmt.Fprintf(t.out, "%s? ", choices)
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(t.out, "\nagent-lsp: no answer in time; denied")
+			return agent.Deny, ctx.Err()
+		case line, ok := <-t.lines:
+			if !ok {
+				fmt.Fprintln(t.out, "\nagent-lsp: end of input; denied")
+				return agent.Deny, nil
+			}
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				return agent.Allow, nil
+			case "s", "session":
+				if req.SessionRule != "" {
+					return agent.AllowForSession, nil
+				}
+			case "n", "no", "":
+				return agent.Deny, nil
+			}
+		}
+	}
+}
+
+// printable escapes control, bidi and invisible characters so that a
+// command cannot hide part of itself on the terminal.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r) || r == unicode.ReplacementChar:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

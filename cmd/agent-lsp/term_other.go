@@ -1,0 +1,9 @@
+//go:build !linux
+
+package main
+
+import "os"
+
+// isTerminal is false where it is not implemented: runs are headless and
+// "ask" follows --ask (default deny).
+func isTerminal(*os.File) bool { return false }
