@@ -112,7 +112,8 @@ func (g *Guard) ask(ctx context.Context, a tools.Access, v verdict) tools.Decisi
 	}
 	if g.opts.Approver == nil {
 		g.log.Info("Permission ask refused: no approver", "tool", a.Tool, "subject", v.subject, "reason", v.d.Reason)
-		return tools.Decision{Reason: "needs the user's approval (" + describe(v) + "), but " + g.opts.AskHint}
+		hint := strings.ReplaceAll(g.opts.AskHint, "[permissions.TOOL]", "[permissions."+v.tool+"]")
+		return tools.Decision{Reason: "needs the user's approval (" + describe(v) + "), but " + hint}
 	}
 	req := ApprovalRequest{Tool: a.Tool, Subject: v.subject, Reason: reasonText(v), SessionRule: strings.Join(v.rules, "; ")}
 	ans, err := g.opts.Approver.Approve(ctx, req)

@@ -185,6 +185,7 @@ func TestRunBashAllowedThenDenied(t *testing.T) {
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}
+	t.Logf("results:\n%s\n---\n%s\n---\nstderr:\n%s", reqs[1].LastToolResult(), reqs[2].LastToolResult(), r.stderr)
 	if got := reqs[1].LastToolResult(); !strings.HasPrefix(got, "exit status 0\n") || !strings.Contains(got, "x") {
 		t.Errorf("ls result:\n%s", got)
 	}
@@ -222,6 +223,7 @@ func TestRunAskFlag(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", c.flag, r.code, r.stdout, r.stderr)
 		}
 		reqs := srv.Requests()
+		t.Logf("%v: %s", c.flag, reqs[len(reqs)-1].LastToolResult())
 		if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, c.want) {
 			t.Errorf("%v: tool result lacks %q:\n%s", c.flag, c.want, got)
 		}

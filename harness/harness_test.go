@@ -1,0 +1,94 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/permission"
+	"github.com/agent-lsp/agent-lsp/sandbox"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// TestMain lets the test binary act as the sandbox helper.
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
+	os.Exit(m.Run())
+}
+
+func TestDefaultStateDir(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if got := DefaultStateDir(env(map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"})); got != "/s/agent-lsp" {
+		t.Errorf("XDG_STATE_HOME: %s", got)
+	}
+	if got := DefaultStateDir(env(map[string]string{"XDG_STATE_HOME": "rel", "HOME": "/h"})); got != "/h/.local/state/agent-lsp" {
+		t.Errorf("HOME: %s", got)
+	}
+	a, b := WorkspaceStateDir("/s", "/w/proj"), WorkspaceStateDir("/s", "/x/proj")
+	if a == b || !strings.HasPrefix(a, "/s/workspaces/proj-") {
+		t.Errorf("workspace state dirs %s %s", a, b)
+	}
+}
+
+func TestNewWiresBashGuardAndSandbox(t *testing.T) {
+	t.Parallel()
+	root, state := t.TempDir(), t.TempDir()
+	off := false
+	cfg := config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}
+	cfg.Rules.Sets = []permission.RuleSet{{Source: "test", Tools: permission.Permissions{"bash": {Builtin: &off, Default: permission.Ask, Allow: []string{"seq *"}, Deny: []string{"rm *"}}}}}
+	h, err := New(Options{Root: root, Config: cfg, StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, ok := h.Registry.Get("bash"); !ok {
+		t.Fatalf("no bash tool: %v", h.Registry.Names())
+	}
+	if !strings.HasPrefix(h.Sandbox.StateDir(), state) || !strings.HasPrefix(h.Spill.Dir(), state) {
+		t.Errorf("state outside %s: sandbox %s, spill %s", state, h.Sandbox.StateDir(), h.Spill.Dir())
+	}
+	if h.Sandbox.Status().Network {
+		t.Error("network on by default")
+	}
+	// The guard in front of the dispatcher: deny refuses, ask without an
+	// approver refuses, allow runs (when a sandbox exists).
+	disp := tools.NewDispatcher(h.Registry, tools.WithGuard(h.Guard))
+	run := func(cmd string) tools.Result {
+		return disp.Dispatch(context.Background(), tools.Call{ID: "c", Name: "bash", Arguments: `{"command":"` + cmd + `"}`})
+	}
+	if r := run("rm -rf x"); !r.IsError || !strings.Contains(r.Text, "rm *") {
+		t.Errorf("deny: %s", r.Text)
+	}
+	if r := run("touch y"); !r.IsError || !strings.Contains(r.Text, "[permissions.bash]") {
+		t.Errorf("ask: %s", r.Text)
+	}
+	r := run("seq 1 200000")
+	if !h.Sandbox.Status().Confined() {
+		if !r.IsError {
+			t.Errorf("no sandbox, yet an allowed command ran: %s", r.Text)
+		}
+		return
+	}
+	if r.IsError || !strings.Contains(r.Text, "full output saved to "+h.Spill.Dir()) {
+		t.Errorf("allow: %.300s", r.Text)
+	}
+	if _, err := os.Stat(filepath.Join(root, "y")); err == nil {
+		t.Error("an ask command ran")
+	}
+}
+
+func TestNewRefusesUnavailableBackend(t *testing.T) {
+	t.Parallel()
+	st := sandbox.Probe()
+	if st.Bwrap {
+		t.Skip("bwrap works here")
+	}
+	cfg := config.Config{Sandbox: config.Sandbox{Backend: "bwrap"}}
+	if _, err := New(Options{Root: t.TempDir(), Config: cfg, StateDir: t.TempDir()}); err == nil {
+		t.Error("an unavailable backend was accepted")
+	}
+}
