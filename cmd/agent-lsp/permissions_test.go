@@ -236,3 +236,40 @@ func TestRunAskFlag(t *testing.T) {
 		t.Errorf("bad --ask: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestRunWithoutSandboxAsks: with backend "none" even an allowed command
+// needs approval, and a headless run refuses it.
+func TestRunWithoutSandboxAsks(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "rules.toml")
+	writeFile(t, cfg, corpusConfig+"\n[sandbox]\nbackend = \"none\"\n")
+	srv := newServer(t,
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}},
+		agenttest.Reply{Text: "done"},
+	)
+	r := runBinary(t, ws, "run", "--json", "--config", cfg, "--base-url", srv.URL, "--model", "scripted", "list")
+	if r.code != 0 || !strings.Contains(r.stderr, "NO SANDBOX") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "denied") || !strings.Contains(got, "no OS sandbox") {
+		t.Errorf("tool result:\n%s", got)
+	}
+}
+
+func TestDoctorReportsSandbox(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	srv := newServer(t)
+	r := runBinary(t, ws, "doctor", "--base-url", srv.URL, "--model", "scripted")
+	if !strings.Contains(r.stdout, "sandbox:   ") || !strings.Contains(r.stdout, "network: off") {
+		t.Errorf("doctor: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	writeFile(t, cfg, "[sandbox]\nbackend = \"none\"\n")
+	r = runBinary(t, ws, "doctor", "--config", cfg, "--base-url", srv.URL, "--model", "scripted")
+	if !strings.Contains(r.stdout, "sandbox:   NONE") || !strings.Contains(r.stdout, "NO SANDBOX LAYER IS AVAILABLE") {
+		t.Errorf("doctor without sandbox: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
