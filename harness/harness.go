@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,7 +98,27 @@ func SandboxOptions(root, stateDir string, c config.Sandbox) sandbox.Options {
 	if c.Backend == "auto" {
 		b = sandbox.BackendAuto
 	}
-	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Backend: b}
+	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Backend: b, Env: commandEnv(os.Environ())}
+}
+
+// nonInteractive makes commands that would wait for a terminal fail or go
+// on at once: no pager, no editor, no colours, no credential prompt.
+var nonInteractive = []string{
+	"TERM=dumb", "NO_COLOR=1", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
+	"GIT_EDITOR=true", "EDITOR=true", "VISUAL=true", "DEBIAN_FRONTEND=noninteractive",
+}
+
+// commandEnv is env with the nonInteractive settings (the sandbox then
+// scrubs secrets from it).
+func commandEnv(env []string) []string {
+	out := make([]string, 0, len(env)+len(nonInteractive))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(nonInteractive, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, nonInteractive...)
 }
 
 // spillKeep is how long spill files of earlier sessions are kept.

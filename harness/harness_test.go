@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,8 +40,8 @@ func TestNewWiresBashGuardAndSandbox(t *testing.T) {
 	root, state := t.TempDir(), t.TempDir()
 	off := false
 	cfg := config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}
-	cfg.Rules.Sets = []permission.RuleSet{{Source: "test", Tools: permission.Permissions{"bash": {Builtin: &off, Default: permission.Ask, Allow: []string{"seq *"}, Deny: []string{"rm *"}}}}}
-	h, err := New(Options{Root: root, Config: cfg, StateDir: state})
+	cfg.Rules.Sets = []permission.RuleSet{{Source: "test", Tools: permission.Permissions{"bash": {Builtin: &off, Default: permission.Ask, Allow: []string{"seq *", "printenv *"}, Deny: []string{"rm *"}}}}}
+	h, err := New(Options{Root: root, Config: cfg, StateDir: state, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +63,9 @@ func TestNewWiresBashGuardAndSandbox(t *testing.T) {
 	}
 	if r := run("rm -rf x"); !r.IsError || !strings.Contains(r.Text, "rm *") {
 		t.Errorf("deny: %s", r.Text)
+	}
+	if r := run("printenv GIT_EDITOR PAGER"); !strings.Contains(r.Text, "exit status 0\ntrue\ncat") {
+		t.Errorf("non-interactive env: %s", r.Text)
 	}
 	if r := run("touch y"); !r.IsError || !strings.Contains(r.Text, "[permissions.bash]") {
 		t.Errorf("ask: %s", r.Text)

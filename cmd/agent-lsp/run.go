@@ -144,9 +144,11 @@ func summary(r agent.Result) string {
 	return s
 }
 
-// oneLine squeezes text onto one line of at most n runes.
+// oneLine squeezes text onto one line of at most n runes. Control, bidi
+// and invisible characters become escapes: tool output (a file, a
+// command's output) must not drive the user's terminal.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = printable(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
