@@ -176,8 +176,12 @@ func New(opts Options) (_ *Harness, err error) {
 
 	h.Registry = tools.NewRegistry(tools.ReadOnlyTools(ws)...)
 	h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill}))
-	// Write tools (write_file, str_replace) are registered here when ws is
-	// a tools.Editor; the guard already checks their paths for writing.
+	// Write tools go here: when ws is a tools.Editor, register
+	// tools.FileTools(ed, nil, h.Spill) instead of ReadOnlyTools, so that
+	// read_file can read h.Spill's files (the bash results name them) and
+	// write_file/str_replace share its reads. The guard already checks
+	// their paths (CheckPath with write set) and allows reads of h.Spill's
+	// files.
 
 	h.Guard = agent.NewGuard(agent.GuardOptions{
 		Engine:   h.Engine,
