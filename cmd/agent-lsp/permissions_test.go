@@ -145,6 +145,17 @@ func TestPolicyOutputAndErrors(t *testing.T) {
 		t.Errorf("rules: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
+	// A workspace file only tightens: its allow list is ignored, its deny
+	// list applies.
+	ws := filepath.Join(home, "ws")
+	writeFile(t, filepath.Join(ws, ".agent-lsp", "config.toml"), "[permissions.bash]\nallow = [\"curl *\", \"tsc *\"]\ndeny = [\"make *\"]\n")
+	r = runStdin(t, home, "", "policy", "--config", cfg, "--workspace", ws, "--", "curl -s example.com; tsc -b; make all")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "deny: deny rule `curl *`") || !strings.Contains(r.stdout, "ask   tsc -b") ||
+		!strings.Contains(r.stdout, "deny  make all  (deny rule `make *` ("+filepath.Join(ws, ".agent-lsp", "config.toml")) ||
+		!strings.Contains(r.stderr, "allow ignored: a workspace file can only tighten") {
+		t.Errorf("workspace rules: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
 	bad := []struct{ text, want string }{
 		{"[permissions.bash]\ndefault = \"ask\"\nalow = [\"ls\"]\n", "bad.toml:3: permissions.bash.alow: unknown key"},
 		{"[permissions.bash]\n\ndefault = \"maybe\"\n", "bad.toml:3"},
