@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 )
@@ -283,4 +285,81 @@ func TestDoctorReportsSandbox(t *testing.T) {
 	if !strings.Contains(r.stdout, "sandbox:   NONE") || !strings.Contains(r.stdout, "NO SANDBOX LAYER IS AVAILABLE") {
 		t.Errorf("doctor without sandbox: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// TestRunLeavesNoProcesses: a command still running when the run is
+// interrupted (SIGINT) or the process is killed (SIGKILL) does not survive
+// it, background children included.
+func TestRunLeavesNoProcesses(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			ws := t.TempDir()
+			marker := "agent-lsp-e2e-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			args, _ := json.Marshal(map[string]string{"command": "(exec -a " + marker + " sleep 1000) & exec -a " + marker + " sleep 1000"})
+			srv := newServer(t,
+				agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "bash", Arguments: string(args)}}},
+				agenttest.Reply{Text: "done"},
+			)
+			cmd := exec.Command(binary, "run", "--json", "--ask=allow", "--base-url", srv.URL, "--model", "scripted", "sleep")
+			cmd.Dir = ws
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "XDG_CONFIG_HOME=" + filepath.Join(ws, ".config"), "XDG_STATE_HOME=" + filepath.Join(ws, ".state")}
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(processesWith(marker)) < 2 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("the command did not start:\n%s", out.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Errorf("agent-lsp did not stop on %v", sig)
+			}
+			for time.Now().Before(deadline.Add(5 * time.Second)) {
+				if len(processesWith(marker)) == 0 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if left := processesWith(marker); len(left) > 0 {
+				t.Errorf("processes outlive agent-lsp after %v: %v", sig, left)
+			}
+			if sig == os.Interrupt && !strings.Contains(out.String(), `"reason":"aborted"`) {
+				t.Errorf("interrupted run:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// processesWith lists the live pids whose command line contains marker.
+func processesWith(marker string) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !strings.Contains(string(b), marker) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue
+		}
+		out = append(out, filepath.Base(d))
+	}
+	return out
 }
