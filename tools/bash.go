@@ -157,7 +157,7 @@ func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
 	}
 	if opts.Spill != nil {
 		if path, err := opts.Spill.Save("bash", res.Output); err == nil {
-			note += "; full output saved to " + path + " (search it with grep or read it with read_file, using offset and limit)"
+			note += "; full output saved to " + path + " (read it with read_file, using offset and limit)"
 		} else {
 			note += "; the full output could not be saved (" + err.Error() + ")"
 		}

@@ -129,6 +129,7 @@ func TestBashTimeoutKillsGroup(t *testing.T) {
 	command := "(exec -a " + marker + " sleep 1000) & (trap '' TERM; exec -a " + marker + " sleep 1000) & exec -a " + marker + " sleep 1000"
 	start := time.Now()
 	r := e.run(t, command, 1)
+	t.Logf("result:\n%s", r.Text)
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the call took %v", d)
 	}
@@ -177,6 +178,7 @@ func TestBashOutputCapAndSpill(t *testing.T) {
 	t.Parallel()
 	e := newBashEnv(t, BashOptions{MaxOutput: 4 << 10})
 	r := e.run(t, "seq 1 100000", 0)
+	t.Logf("result tail:\n%s", r.Text[len(r.Text)-400:])
 	if len(r.Text) > 6<<10 {
 		t.Errorf("result is %d bytes", len(r.Text))
 	}
