@@ -225,21 +225,22 @@ func describe(v verdict) string {
 	return strings.Join(parts, "; ")
 }
 
-// reasonText is the reason shown to the person approving.
+// reasonText is the reason shown to the person approving: every checked
+// part, one per line, with its verdict and the rule or check that decided
+// it (control, bidi and invisible characters escaped), so that a harmless
+// first part cannot hide the rest.
 func reasonText(v verdict) string {
-	if v.note != "" {
-		return v.note
-	}
-	var parts []string
-	for _, p := range v.d.Parts {
-		if p.Verdict >= permission.Ask {
-			parts = append(parts, fmt.Sprintf("%s: %s", clipText(p.Text, 200), p.Reason))
+	lines := strings.Split(strings.TrimRight(v.d.Explain(), "\n"), "\n")
+	if len(lines) > 1 {
+		lines = lines[1:]
+		for i, l := range lines {
+			lines[i] = strings.TrimSpace(l)
 		}
 	}
-	if len(parts) == 0 {
-		return v.d.Reason
+	if v.note != "" {
+		lines = append([]string{v.note}, lines...)
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(lines, "\n")
 }
 
 func clipText(s string, n int) string {

@@ -103,10 +103,14 @@ func TestGuardVerdicts(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Tool != "bash" || reqs[0].Subject != "make build" || reqs[0].SessionRule != "make build *" || !strings.Contains(reqs[0].Reason, "default") {
 		t.Errorf("request = %+v", reqs)
 	}
+	g.Check(ctx, bash("ls -la && make build"))
+	if r := rec.requests(); !strings.Contains(r[1].Reason, "allow ls -la") || !strings.Contains(r[1].Reason, "ask   make build") {
+		t.Errorf("the request should list every part:\n%s", r[1].Reason)
+	}
 	// Allow once does not stick.
 	g.Check(ctx, bash("make build"))
-	if n := len(rec.requests()); n != 2 {
-		t.Errorf("allow once asked %d times, want 2", n)
+	if n := len(rec.requests()); n != 3 {
+		t.Errorf("allow once asked %d times, want 3", n)
 	}
 }
 
