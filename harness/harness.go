@@ -101,6 +101,33 @@ func SandboxOptions(root, stateDir string, c config.Sandbox) sandbox.Options {
 	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Backend: b, Env: commandEnv(os.Environ())}
 }
 
+// secretValues are the values of the environment's credential-like
+// variables and the API key, for the bash tool to redact. Only names that
+// say key, token, secret, password, credential or cookie count (the sandbox
+// scrubs more, such as every GITHUB_ variable, but redacting a workspace
+// path would blind the agent), and paths are not secrets.
+func secretValues(env []string, more ...string) []string {
+	var out []string
+	add := func(v string) {
+		if len(v) >= 8 && !strings.HasPrefix(v, "/") && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		n := strings.ToUpper(name)
+		if strings.HasSuffix(n, "_PAT") || strings.HasSuffix(n, "_AUTH") || slices.ContainsFunc(
+			[]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE"},
+			func(s string) bool { return strings.Contains(n, s) }) {
+			add(val)
+		}
+	}
+	for _, v := range more {
+		add(v)
+	}
+	return out
+}
+
 // nonInteractive makes commands that would wait for a terminal fail or go
 // on at once: no pager, no editor, no colours, no credential prompt.
 var nonInteractive = []string{
@@ -175,7 +202,7 @@ func New(opts Options) (_ *Harness, err error) {
 	h.Spill = tools.NewSpill(filepath.Join(spillRoot, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid())))
 
 	h.Registry = tools.NewRegistry(tools.ReadOnlyTools(ws)...)
-	h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill}))
+	h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Redact: secretValues(os.Environ(), cfg.APIKey)}))
 	// Write tools go here: when ws is a tools.Editor, register
 	// tools.FileTools(ed, nil, h.Spill) instead of ReadOnlyTools, so that
 	// read_file can read h.Spill's files (the bash results name them) and

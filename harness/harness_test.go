@@ -39,8 +39,8 @@ func TestNewWiresBashGuardAndSandbox(t *testing.T) {
 	t.Parallel()
 	root, state := t.TempDir(), t.TempDir()
 	off := false
-	cfg := config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}
-	cfg.Rules.Sets = []permission.RuleSet{{Source: "test", Tools: permission.Permissions{"bash": {Builtin: &off, Default: permission.Ask, Allow: []string{"seq *", "printenv *"}, Deny: []string{"rm *"}}}}}
+	cfg := config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", APIKey: "sk-harness-secret-1"}
+	cfg.Rules.Sets = []permission.RuleSet{{Source: "test", Tools: permission.Permissions{"bash": {Builtin: &off, Default: permission.Ask, Allow: []string{"seq *", "printenv *", "cat *"}, Deny: []string{"rm *"}}}}}
 	h, err := New(Options{Root: root, Config: cfg, StateDir: state, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +80,12 @@ func TestNewWiresBashGuardAndSandbox(t *testing.T) {
 	if r.IsError || !strings.Contains(r.Text, "full output saved to "+h.Spill.Dir()) {
 		t.Errorf("allow: %.300s", r.Text)
 	}
+	if err := os.WriteFile(filepath.Join(root, "k.txt"), []byte("key sk-harness-secret-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run("cat k.txt"); strings.Contains(r.Text, "sk-harness") || !strings.Contains(r.Text, "key [REDACTED]") {
+		t.Errorf("API key not redacted: %s", r.Text)
+	}
 	if _, err := os.Stat(filepath.Join(root, "y")); err == nil {
 		t.Error("an ask command ran")
 	}
@@ -94,5 +100,13 @@ func TestNewRefusesUnavailableBackend(t *testing.T) {
 	cfg := config.Config{Sandbox: config.Sandbox{Backend: "bwrap"}}
 	if _, err := New(Options{Root: t.TempDir(), Config: cfg, StateDir: t.TempDir()}); err == nil {
 		t.Error("an unavailable backend was accepted")
+	}
+}
+
+func TestSecretValues(t *testing.T) {
+	t.Parallel()
+	got := secretValues([]string{"OPENAI_API_KEY=sk-0123456789", "GITHUB_WORKSPACE=/home/runner/work", "GH_TOKEN=ghp_abcdefgh", "DB_PASSWORD=short", "AWS_REGION=us-east-1", "MY_KEY_FILE=/etc/key"}, "sk-0123456789", "")
+	if strings.Join(got, ",") != "sk-0123456789,ghp_abcdefgh" {
+		t.Errorf("secretValues = %q", got)
 	}
 }

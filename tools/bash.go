@@ -59,7 +59,16 @@ type BashOptions struct {
 	MaxOutput int
 	// Grace is the time between SIGTERM and SIGKILL (default 2s).
 	Grace time.Duration
+	// Redact are secret values (the server's API key, tokens in its
+	// environment) replaced by [REDACTED] wherever a command's output
+	// shows them: the environment is scrubbed, but a command may still
+	// find a copy (a file, a process it can read).
+	Redact []string
 }
+
+// minRedact is the shortest value Redact replaces: shorter ones would
+// mangle ordinary output.
+const minRedact = 8
 
 // NewBash returns the bash tool: commands run through the sandbox in the
 // workspace, with a timeout, no stdin, a scrubbed environment and capped
@@ -141,6 +150,11 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
 	var notes []string
 	out := res.Output
+	if red, n := redact(out, opts.Redact); n > 0 {
+		out = red
+		res.Output = red
+		notes = append(notes, fmt.Sprintf("%d secret value(s) from agent-lsp's environment were replaced with [REDACTED]", n))
+	}
 	if !utf8.Valid(out) || bytes.IndexByte(out, 0) >= 0 {
 		out = bytes.ReplaceAll(bytes.ToValidUTF8(out, []byte("\uFFFD")), []byte{0}, []byte("\uFFFD"))
 		notes = append(notes, "binary output: invalid UTF-8 and NUL bytes were replaced with U+FFFD")
@@ -163,4 +177,19 @@ func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
 		}
 	}
 	return shown, append(notes, note)
+}
+
+// redact replaces every occurrence of the secrets in out.
+func redact(out []byte, secrets []string) ([]byte, int) {
+	n := 0
+	for _, sec := range secrets {
+		if len(sec) < minRedact {
+			continue
+		}
+		if c := bytes.Count(out, []byte(sec)); c > 0 {
+			n += c
+			out = bytes.ReplaceAll(out, []byte(sec), []byte("[REDACTED]"))
+		}
+	}
+	return out, n
 }

@@ -245,3 +245,15 @@ func TestBashCancel(t *testing.T) {
 		t.Errorf("cancel (%v): %s", time.Since(start), r.Text)
 	}
 }
+
+func TestBashRedactsSecretValues(t *testing.T) {
+	t.Parallel()
+	e := newBashEnv(t, BashOptions{Redact: []string{"sk-live-0123456789", "short"}})
+	if err := os.WriteFile(filepath.Join(e.ws, "leak.txt"), []byte("key=sk-live-0123456789\nshort\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run(t, "cat leak.txt; seq 1 1", 0)
+	if strings.Contains(r.Text, "sk-live") || !strings.Contains(r.Text, "key=[REDACTED]\nshort\n") || !strings.Contains(r.Text, "1 secret value(s)") {
+		t.Errorf("result:\n%s", r.Text)
+	}
+}
