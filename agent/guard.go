@@ -151,9 +151,13 @@ func (g *Guard) decide(a tools.Access) verdict {
 			v.tool = a.Tool
 		}
 		v.d = e.CheckCommand(a.Command)
-		if !g.opts.Sandbox.Confined() && v.d.Verdict < permission.Ask {
-			why := "no OS sandbox is available (sandbox: none), so every command needs approval; see `agent-lsp doctor`"
-			v.d.Verdict, v.d.Reason, v.note = permission.Ask, why, why
+		if !g.opts.Sandbox.Confined() && v.d.Verdict <= permission.Ask {
+			// Without a sandbox a session rule would not stop the asking
+			// either, so none is offered.
+			v.note = "no OS sandbox is available (sandbox: none), so every command needs approval; see `agent-lsp doctor`"
+			if v.d.Verdict < permission.Ask {
+				v.d.Verdict, v.d.Reason = permission.Ask, v.note
+			}
 		}
 	default:
 		v.tool = a.Tool
@@ -219,8 +223,11 @@ func describe(v verdict) string {
 			parts = append(parts, fmt.Sprintf("`%s`: %s", clipText(p.Text, 200), p.Reason))
 		}
 	}
-	if v.note != "" || len(parts) == 0 {
-		parts = append([]string{v.d.Reason}, parts...)
+	if v.note != "" {
+		parts = append([]string{v.note}, parts...)
+	}
+	if len(parts) == 0 {
+		parts = []string{v.d.Reason}
 	}
 	return strings.Join(parts, "; ")
 }

@@ -215,6 +215,10 @@ func TestGuardNoSandboxAsksEveryCommand(t *testing.T) {
 	if d := g.Check(ctx, bash("rm -rf x")); d.Allow {
 		t.Errorf("deny without sandbox: %+v", d)
 	}
+	g.Check(ctx, bash("make build"))
+	if r := rec.requests(); len(r) != 3 || r[2].SessionRule != "" || !strings.Contains(r[2].Reason, "no OS sandbox") {
+		t.Errorf("a rule ask without a sandbox: %+v", r)
+	}
 	g2 := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Sandbox: none})
 	if d := g2.Check(ctx, bash("ls")); d.Allow || !strings.Contains(d.Reason, "no OS sandbox") {
 		t.Errorf("no sandbox, no approver: %+v", d)
