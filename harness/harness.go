@@ -53,8 +53,12 @@ type Harness struct {
 	// guard live here.
 	Engine *permission.Engine
 	// Sandbox runs the bash tool's commands; Sandbox.Status() says how
-	// they are confined.
-	Sandbox *sandbox.Sandbox
+	// they are confined. It is nil, and the bash tool is not offered, when
+	// no sandbox could be made with backend "auto" (SandboxErr says why:
+	// no bash on this machine, the workspace is /, ...); an explicitly
+	// configured backend that does not work makes New fail instead.
+	Sandbox    *sandbox.Sandbox
+	SandboxErr error
 	// Spill keeps full outputs that were cut for the model.
 	Spill   *tools.Spill
 	Guard   *agent.Guard
@@ -148,6 +152,14 @@ func commandEnv(env []string) []string {
 	return append(out, nonInteractive...)
 }
 
+// newSandbox makes the sandbox with its private directory dir.
+func newSandbox(root, dir string, c config.Sandbox) (*sandbox.Sandbox, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	return sandbox.New(SandboxOptions(root, dir, c))
+}
+
 // spillKeep is how long spill files of earlier sessions are kept.
 const spillKeep = 7 * 24 * time.Hour
 
@@ -182,18 +194,24 @@ func New(opts Options) (_ *Harness, err error) {
 	if h.Engine, err = permission.New(opts.Root, cfg.Rules.Sets...); err != nil {
 		return nil, fmt.Errorf("permissions: %w", err)
 	}
-	sbDir := filepath.Join(wsState, "sandbox")
-	if err := os.MkdirAll(sbDir, 0o700); err != nil {
-		return nil, fmt.Errorf("state dir: %w", err)
+	var st sandbox.Status
+	sb, sbErr := newSandbox(opts.Root, filepath.Join(wsState, "sandbox"), cfg.Sandbox)
+	switch {
+	case sbErr != nil && (cfg.Sandbox.Backend == "" || cfg.Sandbox.Backend == "auto"):
+		h.SandboxErr = sbErr
+		log.Warn("No sandbox could be made; the bash tool is not offered", "err", sbErr)
+	case sbErr != nil:
+		return nil, fmt.Errorf("sandbox: %w (set [sandbox] backend = \"auto\" or check `agent-lsp doctor`)", sbErr)
+	default:
+		h.Sandbox = sb
+		h.closers = append(h.closers, sb.Close)
+		st = sb.Status()
 	}
-	if h.Sandbox, err = sandbox.New(SandboxOptions(opts.Root, sbDir, cfg.Sandbox)); err != nil {
-		return nil, fmt.Errorf("sandbox: %w (set [sandbox] backend = \"auto\" or check `agent-lsp doctor`)", err)
-	}
-	h.closers = append(h.closers, h.Sandbox.Close)
-	st := h.Sandbox.Status()
-	if st.Confined() {
+	switch {
+	case h.Sandbox == nil:
+	case st.Confined():
 		log.Info("Sandbox", "backend", st.Backend, "layers", strings.Join(st.Layers, ","), "network", st.Network, "warning", st.Warning)
-	} else {
+	default:
 		// Callers show this to the user (Harness.Sandbox.Status()).
 		log.Info("No sandbox: every bash command needs approval", "warning", st.Warning)
 	}
@@ -202,7 +220,9 @@ func New(opts Options) (_ *Harness, err error) {
 	h.Spill = tools.NewSpill(filepath.Join(spillRoot, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid())))
 
 	h.Registry = tools.NewRegistry(tools.ReadOnlyTools(ws)...)
-	h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Redact: secretValues(os.Environ(), cfg.APIKey)}))
+	if h.Sandbox != nil {
+		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Redact: secretValues(os.Environ(), cfg.APIKey)}))
+	}
 	// Write tools go here: when ws is a tools.Editor, register
 	// tools.FileTools(ed, nil, h.Spill) instead of ReadOnlyTools, so that
 	// read_file can read h.Spill's files (the bash results name them) and

@@ -110,3 +110,21 @@ func TestSecretValues(t *testing.T) {
 		t.Errorf("secretValues = %q", got)
 	}
 }
+
+func TestNoSandboxNoBash(t *testing.T) {
+	t.Parallel()
+	// The state directory cannot be made: with backend "auto" the agent
+	// still starts, without the bash tool.
+	state := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(state, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Root: t.TempDir(), StateDir: state, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, ok := h.Registry.Get("bash"); ok || h.Sandbox != nil || h.SandboxErr == nil {
+		t.Errorf("bash offered without a sandbox: %v, %v", h.Registry.Names(), h.SandboxErr)
+	}
+}

@@ -86,7 +86,11 @@ func sandboxReport(w io.Writer, ws string, cfg config.Config) {
 	sb, err := sandbox.New(harness.SandboxOptions(ws, "", cfg.Sandbox))
 	if err != nil {
 		fmt.Fprintf(w, "sandbox:   FAIL: %v\n", err)
-		fmt.Fprintf(w, "           The configured backend (%q) does not work here; `agent-lsp run` refuses to start. Set [sandbox] backend = \"auto\".\n", cfg.Sandbox.Backend)
+		if cfg.Sandbox.Backend == "" || cfg.Sandbox.Backend == "auto" {
+			fmt.Fprintln(w, "           !!! No sandbox can be made: the bash tool will not be offered.")
+		} else {
+			fmt.Fprintf(w, "           The configured backend (%q) does not work here; agent-lsp refuses to start. Set [sandbox] backend = \"auto\".\n", cfg.Sandbox.Backend)
+		}
 		fmt.Fprintf(w, "           Probe:\n%s\n", indent(sandbox.Probe().String(), "           "))
 		return
 	}

@@ -69,10 +69,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer h.Close()
-	if st := h.Sandbox.Status(); !st.Confined() {
-		fmt.Fprintf(stderr, "agent-lsp: warning: NO SANDBOX: %s\n", st.Warning)
-	} else if st.Warning != "" {
-		fmt.Fprintf(stderr, "agent-lsp: warning: sandbox: %s\n", st.Warning)
+	switch {
+	case h.Sandbox == nil:
+		fmt.Fprintf(stderr, "agent-lsp: warning: NO SANDBOX (%v): the bash tool is not offered\n", h.SandboxErr)
+	case !h.Sandbox.Status().Confined():
+		fmt.Fprintf(stderr, "agent-lsp: warning: NO SANDBOX: %s\n", h.Sandbox.Status().Warning)
+	case h.Sandbox.Status().Warning != "":
+		fmt.Fprintf(stderr, "agent-lsp: warning: sandbox: %s\n", h.Sandbox.Status().Warning)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
