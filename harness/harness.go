@@ -102,7 +102,10 @@ func SandboxOptions(root, stateDir string, c config.Sandbox) sandbox.Options {
 	if c.Backend == "auto" {
 		b = sandbox.BackendAuto
 	}
-	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Backend: b, Env: commandEnv(os.Environ())}
+	// Loopback: test servers (httptest) work on the private loopback of the
+	// command's own network namespace, which has no route out; without a
+	// network namespace the sandbox ignores it and keeps TCP denied.
+	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Loopback: true, Backend: b, Env: commandEnv(os.Environ())}
 }
 
 // secretValues are the values of the environment's credential-like

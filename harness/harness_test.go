@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,8 +53,8 @@ func TestNewWiresBashGuardAndSandbox(t *testing.T) {
 	if !strings.HasPrefix(h.Sandbox.StateDir(), state) || !strings.HasPrefix(h.Spill.Dir(), state) {
 		t.Errorf("state outside %s: sandbox %s, spill %s", state, h.Sandbox.StateDir(), h.Spill.Dir())
 	}
-	if h.Sandbox.Status().Network {
-		t.Error("network on by default")
+	if st := h.Sandbox.Status(); st.Network || (st.NetNS && !slices.Contains(st.Layers, "netns")) {
+		t.Errorf("network on by default: %+v", st)
 	}
 	// The guard in front of the dispatcher: deny refuses, ask without an
 	// approver refuses, allow runs (when a sandbox exists).
