@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Workspace is the editor-or-disk view a tool acts on. The LSP server
@@ -60,6 +61,9 @@ type DiskWorkspace struct {
 	r       *os.Root // handle on the root directory
 	maxSize int64
 	hard    bool
+
+	edit     sync.Mutex              // serialises ApplyEdit (disk_edit.go)
+	failStep func(step string) error // test hook: fail ApplyEdit at a step
 }
 
 // DiskOption configures a DiskWorkspace.
