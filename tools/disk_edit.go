@@ -238,7 +238,18 @@ func (w *DiskWorkspace) symlinkError(rel string) error {
 		abs = filepath.Join(w.root, filepath.FromSlash(path.Dir(rel)), target)
 	}
 	if in, err := w.Resolve(abs); err == nil && in != "." {
-		return fmt.Errorf("%s is a symbolic link to %s; file tools do not write through links: edit %s instead", rel, in, in)
+		return &LinkError{Path: rel, Target: in}
 	}
 	return outside(rel, "it is a symbolic link to %s, outside the workspace; file tools do not write through links", target)
+}
+
+// LinkError refuses a write to a symbolic link whose target is inside the
+// workspace: writing would replace the link, not change its target.
+type LinkError struct {
+	Path   string // the link
+	Target string // workspace-relative target
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("%s is a symbolic link to %s; file tools do not write through links: edit %s instead", e.Path, e.Target, e.Target)
 }
