@@ -61,15 +61,15 @@ func writeFile(ctx context.Context, ed Editor, reads *Reads, p *WriteFileParams)
 		c.Old = cur
 		c.New, notes = keepStyle(cur, c.New)
 		if bytes.Equal(cur, c.New) {
-			return Result{Text: fmt.Sprintf("%s already has this content (%d lines); nothing was written.", rel, lineCount(cur))}, nil
+			return Result{Text: fmt.Sprintf("%s already has this content (%s); nothing was written.", rel, plural(lineCount(cur), "line"))}, nil
 		}
 	}
 	if res, err := commit(ctx, ed, reads, "write_file", c); res != nil || err != nil {
 		return deref(res), err
 	}
-	text := fmt.Sprintf("Created %s (%d lines).", rel, lineCount(c.New))
+	text := fmt.Sprintf("Created %s (%s).", rel, plural(lineCount(c.New), "line"))
 	if exists {
-		text = fmt.Sprintf("Replaced %s: %d lines (was %d).", rel, lineCount(c.New), lineCount(cur))
+		text = fmt.Sprintf("Replaced %s: %s (was %d).", rel, plural(lineCount(c.New), "line"), lineCount(cur))
 	}
 	for _, n := range notes {
 		text += "\nNote: " + n
@@ -110,4 +110,12 @@ func eolOf(b []byte) string {
 		return "\r\n"
 	}
 	return "\n"
+}
+
+// plural says "1 line", "2 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
