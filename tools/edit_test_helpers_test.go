@@ -27,12 +27,19 @@ type flaky struct {
 	*DiskWorkspace
 	mu       sync.Mutex
 	refuse   int    // refuse this many edits
-	userEdit []byte // write this to the file before refusing, if set
+	userEdit []byte        // write this to the file before refusing, if set
+	gate     chan struct{} // if set, the next edit waits for it to close
 	applied  []Change
 }
 
 func (f *flaky) ApplyEdit(ctx context.Context, c Change) error {
 	f.mu.Lock()
+	if g := f.gate; g != nil {
+		f.gate = nil
+		f.mu.Unlock()
+		<-g
+		f.mu.Lock()
+	}
 	if f.refuse > 0 {
 		f.refuse--
 		user := f.userEdit
