@@ -26,7 +26,7 @@ type editEnv struct {
 type flaky struct {
 	*DiskWorkspace
 	mu       sync.Mutex
-	refuse   int    // refuse this many edits
+	refuse   int           // refuse this many edits
 	userEdit []byte        // write this to the file before refusing, if set
 	gate     chan struct{} // if set, the next edit waits for it to close
 	applied  []Change

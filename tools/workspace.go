@@ -29,7 +29,8 @@ type Workspace interface {
 	// Root is the absolute path of the workspace root.
 	Root() string
 	// ReadFile returns the file's current content; an unsaved buffer wins
-	// over the disk.
+	// over the disk. A missing file gives an error matching
+	// fs.ErrNotExist (write_file then creates it).
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 }
 
