@@ -30,7 +30,8 @@ import (
 // swapped for a link to the outside cannot redirect the write; missing
 // parent directories are created inside the root. The file mode is kept,
 // set on the new file's handle so the umask cannot narrow it (new files
-// get 0644); the owner is not. Processes outside agent-lsp that
+// get 0644); the owner is not. With WithHardLinks, the rename gives the
+// path a new inode, so the file's other names keep the old content. Processes outside agent-lsp that
 // write the file between the comparison and the rename are detected by
 // its identity, size and modification time, not by content.
 func (w *DiskWorkspace) ApplyEdit(ctx context.Context, c Change) error {

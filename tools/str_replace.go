@@ -109,6 +109,10 @@ func plan(content []byte, old, new string, all bool) (editPlan, string) {
 			reps[i] = Replacement{Start: s, End: s + len(v), Text: withEOL(new, regionEOL(content, s, s+len(v)))}
 			keepFinalNewline(content, &reps[i])
 		}
+		// old_str copied with the byte-order mark: keep the mark.
+		if r := &reps[0]; r.Start == 0 && r.End >= len(bom) && bytes.HasPrefix(content, bom) && !strings.HasPrefix(r.Text, string(bom)) {
+			r.Text = string(bom) + r.Text
+		}
 		return editPlan{reps: reps}, ""
 	}
 	windows, k := tolerantMatches(content, old)

@@ -29,6 +29,7 @@ func TestStrReplace(t *testing.T) {
 		{name: "multibyte before and inside", file: "café 🙂 中文\nx = ünïcode\n", old: "🙂 中文\nx = ün", new: "😀 漢字\nx = ÜN",
 			want: "café 😀 漢字\nx = ÜNïcode\n"},
 		{name: "bom kept", file: "\ufeffpackage a\n\nfunc f() {}\n", old: "package a", new: "package b", want: "\ufeffpackage b\n\nfunc f() {}\n"},
+		{name: "bom in old_str kept", file: "\ufeffpackage a\n", old: "\ufeffpackage a", new: "package b", want: "\ufeffpackage b\n"},
 		{name: "bom, tolerant first line", file: "\ufeff  package a\nx\n", old: "package a \nx", new: "package b\ny", want: "\ufeff  package b\n  y\n",
 			says: []string{"Note: old_str did not match exactly"}},
 		{name: "whitespace inside lines differs", file: "x  =  1\ny = 2\n", old: "x = 1", new: "x = 3", err: true,
