@@ -16,8 +16,9 @@ import (
 
 // ApplyEdit writes c.New to c.Path as a compare-and-swap, under a lock
 // held for the whole workspace:
-//  1. the current file must be c.Old byte for byte (nil Old: nothing may
-//     exist at the path, not even a dangling link), else ErrConflict;
+//  1. the current file must be c.Old byte for byte, else ErrConflict; nil
+//     Old means nothing may exist at the path (a file there is
+//     ErrConflict, a link, even dangling, is refused);
 //  2. the file must be a regular file with one link (hard-linked files are
 //     refused as for reads, unless WithHardLinks), not a symbolic link,
 //     directory, FIFO or device: writes never go through links;
@@ -31,9 +32,10 @@ import (
 // parent directories are created inside the root. The file mode is kept,
 // set on the new file's handle so the umask cannot narrow it (new files
 // get 0644); the owner is not. With WithHardLinks, the rename gives the
-// path a new inode, so the file's other names keep the old content. Processes outside agent-lsp that
-// write the file between the comparison and the rename are detected by
-// its identity, size and modification time, not by content.
+// path a new inode, so the file's other names keep the old content.
+// Processes outside agent-lsp that write the file between the comparison
+// and the rename are detected by its identity, size and modification
+// time, not by content.
 func (w *DiskWorkspace) ApplyEdit(ctx context.Context, c Change) error {
 	if err := ctx.Err(); err != nil {
 		return err
