@@ -255,7 +255,7 @@ func checkHandle(rel string, st fs.FileInfo, allowHardLinks bool) error {
 func rootError(rel string, err error) error {
 	var pe *os.PathError
 	inner := err
-	if errors.As(err, &pe) {
+	for errors.As(inner, &pe) { // MkdirAll nests them
 		inner = pe.Err
 	}
 	switch {

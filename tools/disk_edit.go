@@ -93,7 +93,7 @@ func (w *DiskWorkspace) ApplyEdit(ctx context.Context, c Change) error {
 			return fmt.Errorf("%s: %w", rel, ErrConflict)
 		}
 		if err := w.r.Rename(tmp, rel); err != nil {
-			return fmt.Errorf("write %s: %w", rel, rootError(rel, err))
+			return commitError(rel, err)
 		}
 	}
 	done = true
@@ -148,7 +148,7 @@ func (w *DiskWorkspace) compare(rel string, old []byte) (fs.FileInfo, error) {
 	}
 	f, err := w.r.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
-		return nil, rootError(rel, err)
+		return nil, commitError(rel, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -224,9 +224,18 @@ func (w *DiskWorkspace) place(rel, tmp string) error {
 		return err
 	}
 	if err := w.r.Rename(tmp, rel); err != nil {
-		return fmt.Errorf("write %s: %w", rel, rootError(rel, err))
+		return commitError(rel, err)
 	}
 	return nil
+}
+
+// commitError reports a failure of a step after the checks: a path that
+// vanished meanwhile (the file or a directory was moved) is a conflict.
+func commitError(rel string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s moved while it was written: %w", rel, ErrConflict)
+	}
+	return fmt.Errorf("write %s: %w", rel, rootError(rel, err))
 }
 
 // symlinkError refuses to write through the link at rel, saying where it

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -173,4 +174,95 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestWriteRace swaps the file's directory, and the file itself, for
+// symbolic links to the outside while write_file and str_replace write:
+// nothing outside may ever change or appear.
+func TestWriteRace(t *testing.T) {
+	t.Parallel()
+	l := newLayout(t)
+	mustWrite(t, filepath.Join(l.W, "data/x.txt"), "inside on\n")
+	mustWrite(t, filepath.Join(l.W, "y.txt"), "inside on\n")
+	mustWrite(t, filepath.Join(l.O, "x.txt"), canary+" on\n")
+	mustWrite(t, filepath.Join(l.O, "y.txt"), canary+" on\n")
+	ws, err := NewDiskWorkspace(l.W)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	before := snapshot(t, l)
+	data, moved, y := filepath.Join(l.W, "data"), filepath.Join(l.W, "data-moved"), filepath.Join(l.W, "y.txt")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			if i%2 == 0 {
+				os.Rename(data, moved)
+				os.Symlink(l.O, data)
+				os.Remove(y)
+				os.Symlink(filepath.Join(l.O, "y.txt"), y)
+			} else {
+				os.Remove(data)
+				os.Rename(moved, data)
+				os.Remove(y)
+				os.WriteFile(y, []byte("inside on\n"), 0o644)
+			}
+		}
+	})
+	reads := NewReads()
+	wf, sr := NewWriteFile(ws, reads), NewStrReplace(ws, reads)
+	var ok, refused, failed int
+	call := func(tool *Tool, p any) Result {
+		res, err := tool.run(ctx, p)
+		if err != nil { // a harness error (the tree moved under it) is no escape
+			failed++
+			return Result{IsError: true}
+		}
+		return res
+	}
+	for i := 0; i < 2000 && ctx.Err() == nil; i++ {
+		for _, p := range []string{"data/x.txt", "y.txt"} {
+			// Claim to have read whatever is there, so only the boundary decides.
+			if b, err := os.ReadFile(filepath.Join(l.W, p)); err == nil {
+				reads.MarkRead(p, b)
+			}
+			for _, res := range []Result{
+				call(sr, &StrReplaceParams{Path: p, OldStr: "on", NewStr: "PWNED", ReplaceAll: true}),
+				call(wf, &WriteFileParams{Path: p, Content: "PWNED\n"}),
+				call(wf, &WriteFileParams{Path: "data/new.txt", Content: "PWNED\n"}),
+			} {
+				if res.IsError {
+					refused++
+				} else {
+					ok++
+				}
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+	delete(before, moved)
+	after := snapshot(t, l)
+	delete(after, moved)
+	for k, v := range after {
+		if strings.HasPrefix(k, l.W) {
+			delete(after, k)
+		}
+		if strings.Contains(v, "PWNED") {
+			t.Errorf("outside file %s written: %q", k, v)
+		}
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("outside %s changed: %q -> %q", k, v, after[k])
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			t.Errorf("outside %s created", k)
+		}
+	}
+	t.Logf("%d writes inside, %d refused (%d of them harness errors), none outside", ok, refused, failed)
 }
