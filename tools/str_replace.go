@@ -97,16 +97,17 @@ type editPlan struct {
 // why it cannot: the text of the failure names the file as {file}.
 func plan(content []byte, old, new string, all bool) (editPlan, string) {
 	for _, v := range eolVariants(old) {
-		spans := findAll(content, []byte(v), all)
-		if len(spans) == 0 {
+		spans, n := findAll(content, []byte(v), all)
+		if n == 0 {
 			continue
 		}
-		if len(spans) > 1 && !all {
-			return editPlan{}, fmt.Sprintf("old_str matches %d times in {file} (at lines %s); add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence", len(spans), lineList(content, spans))
+		if n > 1 && !all {
+			return editPlan{}, fmt.Sprintf("old_str matches %d times in {file} (at lines %s); add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence", n, lineList(content, spans, n))
 		}
 		reps := make([]Replacement, len(spans))
+		fileEOL := eolOf(content)
 		for i, s := range spans {
-			reps[i] = Replacement{Start: s, End: s + len(v), Text: withEOL(new, regionEOL(content, s, s+len(v)))}
+			reps[i] = Replacement{Start: s, End: s + len(v), Text: withEOL(new, regionEOL(content[s:s+len(v)], fileEOL))}
 			keepFinalNewline(content, &reps[i])
 		}
 		// old_str copied with the byte-order mark: keep the mark.
@@ -126,7 +127,7 @@ func plan(content []byte, old, new string, all bool) (editPlan, string) {
 		for i, w := range windows {
 			starts[i] = w.start
 		}
-		return editPlan{}, fmt.Sprintf("old_str is not in {file} exactly; ignoring indentation and trailing whitespace it matches %d places (lines %s), so it was not used. Copy the exact text from read_file output, with enough surrounding lines to be unique", len(windows), lineList(content, starts))
+		return editPlan{}, fmt.Sprintf("old_str is not in {file} exactly; ignoring indentation and trailing whitespace it matches %d places (lines %s), so it was not used. Copy the exact text from read_file output, with enough surrounding lines to be unique", len(windows), lineList(content, starts, len(starts)))
 	}
 	return editPlan{}, diagnose(content, old)
 }
@@ -148,37 +149,38 @@ func eolVariants(old string) []string {
 	return out
 }
 
-// findAll returns the start of every occurrence of v in content:
-// overlapping ones when counting for uniqueness, disjoint ones (left to
-// right) when all are to be replaced.
-func findAll(content, v []byte, disjoint bool) []int {
-	var out []int
+// findAll finds v in content. With disjoint set (replace_all) it returns
+// the start of every occurrence, left to right without overlaps. Otherwise
+// it counts overlapping occurrences too (for uniqueness) and returns the
+// first eleven starts only.
+func findAll(content, v []byte, disjoint bool) (starts []int, n int) {
 	for pos := 0; pos <= len(content); {
 		i := bytes.Index(content[pos:], v)
 		if i < 0 {
 			break
 		}
-		out = append(out, pos+i)
+		if n++; disjoint || len(starts) <= 10 {
+			starts = append(starts, pos+i)
+		}
 		if disjoint {
 			pos += i + len(v)
 		} else {
 			pos += i + 1
 		}
 	}
-	return out
+	return starts, n
 }
 
-// regionEOL is the line ending new text should use in place of
-// content[start:end]: the one inside it, else the file's.
-func regionEOL(content []byte, start, end int) string {
-	region := content[start:end]
+// regionEOL is the line ending new text should use in place of region:
+// the one inside it, else the file's.
+func regionEOL(region []byte, fileEOL string) string {
 	switch {
 	case bytes.Contains(region, []byte("\r\n")):
 		return "\r\n"
 	case bytes.Contains(region, nl):
 		return "\n"
 	}
-	return eolOf(content)
+	return fileEOL
 }
 
 // withEOL gives s the line ending eol.
@@ -228,18 +230,21 @@ func applyReplacements(content []byte, reps []Replacement) []byte {
 // lineAt returns the 1-based line of byte offset i.
 func lineAt(content []byte, i int) int { return bytes.Count(content[:i], nl) + 1 }
 
-// lineList lists the lines of sorted offsets, at most ten of them.
-func lineList(content []byte, offsets []int) string {
+// lineList lists the lines of sorted offsets, at most ten of them, of n
+// in all.
+func lineList(content []byte, offsets []int, n int) string {
 	var parts []string
 	line, last := 1, 0
 	for i, off := range offsets {
 		if i == 10 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(offsets)-10))
 			break
 		}
 		line += bytes.Count(content[last:off], nl)
 		last = off
 		parts = append(parts, fmt.Sprint(line))
+	}
+	if n > len(parts) {
+		parts = append(parts, fmt.Sprintf("and %d more", n-len(parts)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -51,16 +51,17 @@ func tolerantMatches(content []byte, old string) ([]lineSpan, int) {
 	if strings.TrimSpace(strings.Join(want, "")) == "" {
 		return nil, 0
 	}
+	trimmed := make([][]byte, len(want))
 	for i := range want {
-		want[i] = strings.TrimSpace(want[i])
+		trimmed[i] = []byte(strings.TrimSpace(want[i]))
 	}
 	lines := splitLines(content)
 	var out []lineSpan
 	for i := 0; i+len(want) <= len(lines); i++ {
 		ok := true
-		for j, w := range want {
+		for j, w := range trimmed {
 			l := lines[i+j]
-			if string(bytes.TrimSpace(content[l.start:l.end])) != w {
+			if !bytes.Equal(bytes.TrimSpace(content[l.start:l.end]), w) {
 				ok = false
 				break
 			}
@@ -205,27 +206,39 @@ func matchIgnoringSpace(content []byte, old string) (from, to int, ok bool) {
 	return int(index[i]), int(index[i+len(o)-1]), true
 }
 
-// longestPrefix returns how many leading lines of want occur together in
-// content (at least one, else 0) and the line where they start.
+// longestPrefix returns how many leading lines of want, fewer than all,
+// occur together as whole lines in content (0 if not even the first), and
+// the line where they start. If n lines occur so do n-1, so a binary
+// search over n needs only a few scans.
 func longestPrefix(content []byte, want []string) (k, line int) {
-	for n := len(want) - 1; n >= 1; n-- {
-		prefix := strings.Join(want[:n], "\n") + "\n"
-		if i := bytes.Index(content, []byte(prefix)); i >= 0 {
-			// Only whole lines count: the match must start a line.
-			for i >= 0 && i > 0 && content[i-1] != '\n' {
-				j := bytes.Index(content[i+1:], []byte(prefix))
-				if j < 0 {
-					i = -1
-					break
-				}
-				i += 1 + j
+	find := func(n int) int {
+		prefix := []byte(strings.Join(want[:n], "\n") + "\n")
+		for pos := 0; pos < len(content); {
+			i := bytes.Index(content[pos:], prefix)
+			if i < 0 {
+				return -1
 			}
-			if i >= 0 {
-				return n, lineAt(content, i)
+			if at := pos + i; at == 0 || content[at-1] == '\n' {
+				return at
 			}
+			pos += i + 1
+		}
+		return -1
+	}
+	lo, hi := 0, len(want)-1 // lo lines are known to occur
+	at := 0
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if i := find(mid); i >= 0 {
+			lo, at = mid, i
+		} else {
+			hi = mid - 1
 		}
 	}
-	return 0, 0
+	if lo == 0 {
+		return 0, 0
+	}
+	return lo, lineAt(content, at)
 }
 
 // closestLines shows up to three lines of content most like the longest
@@ -241,6 +254,11 @@ func closestLines(content []byte, want []string) string {
 		return ""
 	}
 	tb := bigrams(target)
+	total := 0
+	for _, n := range tb {
+		total += n
+	}
+	seen := make(map[uint16]int, 64)
 	type cand struct {
 		line  int
 		score float64
@@ -254,7 +272,7 @@ func closestLines(content []byte, want []string) string {
 		if len(s) < 2 {
 			continue
 		}
-		if sc := dice(tb, s); sc >= 0.4 {
+		if sc := dice(tb, total, seen, s); sc >= 0.4 {
 			cands = append(cands, cand{n + 1, sc})
 		}
 	}
@@ -278,13 +296,9 @@ func bigrams(s string) map[uint16]int {
 }
 
 // dice is the Sørensen–Dice coefficient of the byte bigrams of s and of
-// the string whose bigrams are tb.
-func dice(tb map[uint16]int, s string) float64 {
-	total := 0
-	for _, n := range tb {
-		total += n
-	}
-	seen := make(map[uint16]int, len(s))
+// the string whose bigrams are tb (total of them); seen is scratch space.
+func dice(tb map[uint16]int, total int, seen map[uint16]int, s string) float64 {
+	clear(seen)
 	common := 0
 	for i := 0; i+1 < len(s); i++ {
 		k := uint16(s[i])<<8 | uint16(s[i+1])
@@ -347,7 +361,7 @@ func report(rel string, c Change, pl editPlan) string {
 		for i, r := range pl.reps {
 			starts[i] = r.Start
 		}
-		fmt.Fprintf(&b, "Edited %s: replaced %d occurrences (old lines %s).", rel, len(pl.reps), lineList(c.Old, starts))
+		fmt.Fprintf(&b, "Edited %s: replaced %d occurrences (old lines %s).", rel, len(pl.reps), lineList(c.Old, starts, len(starts)))
 	}
 	rg := regions[0]
 	a := lineAt(c.New, rg.from)

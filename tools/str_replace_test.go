@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStrReplace(t *testing.T) {
@@ -198,4 +200,40 @@ func TestStrReplaceConflict(t *testing.T) {
 	if got := e.content(t, "a.txt"); got != "two\nuser line\n" {
 		t.Fatalf("user's content lost: %q", got)
 	}
+}
+
+// TestStrReplaceLarge checks the messages and their cost on a big file:
+// many matches are counted with the first lines listed, and a miss is
+// diagnosed quickly.
+func TestStrReplaceLarge(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 100000 {
+		fmt.Fprintf(&b, "\tfield%d int // comment %d\n", i%5000, i)
+	}
+	e := newEditEnv(t, map[string]string{"big.go": b.String()})
+	e.readFile(t, "big.go")
+	start := time.Now()
+	res := runTool(t, e.sr, StrReplaceParams{Path: "big.go", OldStr: "int //", NewStr: "int64 //"})
+	if !res.IsError || !strings.Contains(res.Text, "matches 100000 times") || !strings.Contains(res.Text, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, and 99990 more") {
+		t.Fatalf("many matches: %s", res.Text)
+	}
+	var old strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&old, "\tfield%d int // comment %d\n", i, i)
+	}
+	old.WriteString("\tno such line\n")
+	res = runTool(t, e.sr, StrReplaceParams{Path: "big.go", OldStr: old.String(), NewStr: "x"})
+	if !res.IsError || !strings.Contains(res.Text, "first 50 line(s) match at line 1, but its line 51 differs") {
+		t.Fatalf("miss: %s", res.Text)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("diagnostics took %v", d)
+	}
+	res = runTool(t, e.sr, StrReplaceParams{Path: "big.go", OldStr: "int //", NewStr: "int64 //", ReplaceAll: true})
+	if res.IsError || !strings.Contains(res.Text, "replaced 100000 occurrences") {
+		t.Fatalf("replace_all: %s", Truncate(res.Text, 5, 500))
+	}
+	e.checkChange(t)
+	t.Logf("took %v", time.Since(start))
 }
