@@ -2,11 +2,13 @@ package tools
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestStrReplace(t *testing.T) {
@@ -236,4 +238,52 @@ func TestStrReplaceLarge(t *testing.T) {
 	}
 	e.checkChange(t)
 	t.Logf("took %v", time.Since(start))
+}
+
+// TestPlanProperty: for random files and a unique old_str away from the
+// end, the edit is exactly content[:i] + new + content[j:].
+func TestPlanProperty(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", " ", "\t", "é", "🙂", "中", "\n", "\r\n", "x", "{", "}"}
+	tried := 0
+	for range 3000 {
+		var b strings.Builder
+		for range 5 + rng.IntN(60) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		content := b.String()
+		i := rng.IntN(len(content))
+		j := i + 1 + rng.IntN(min(12, len(content)-i))
+		if j >= len(content) || !utf8.ValidString(content[i:j]) || strings.Count(content, content[i:j]) != 1 ||
+			strings.HasSuffix(content[:j], "\r") || strings.HasPrefix(content[j:], "\n") && strings.HasSuffix(content[:i], "\r") {
+			continue
+		}
+		old := content[i:j]
+		if strings.Contains(old, "\r") != strings.Contains(old, "\n") || overlapCount(content, old) != 1 {
+			continue
+		}
+		tried++
+		pl, fail := plan([]byte(content), old, "NEW", false)
+		if fail != "" {
+			t.Fatalf("content %q old %q: %s", content, old, fail)
+		}
+		got := string(applyReplacements([]byte(content), pl.reps))
+		if want := content[:i] + "NEW" + content[j:]; got != want || pl.tolerant {
+			t.Fatalf("content %q old %q: got %q, want %q", content, old, got, want)
+		}
+	}
+	if tried < 300 {
+		t.Fatalf("only %d cases tried", tried)
+	}
+}
+
+func overlapCount(s, sub string) int {
+	n := 0
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			n++
+		}
+	}
+	return n
 }
