@@ -255,7 +255,7 @@ func checkHandle(rel string, st fs.FileInfo, allowHardLinks bool) error {
 func rootError(rel string, err error) error {
 	var pe *os.PathError
 	inner := err
-	if errors.As(err, &pe) {
+	for errors.As(inner, &pe) { // MkdirAll nests them
 		inner = pe.Err
 	}
 	switch {
@@ -263,7 +263,7 @@ func rootError(rel string, err error) error {
 		return outside(rel, "it goes through a symbolic link that leads outside the workspace "+
 			"(or is absolute; only relative links that stay inside are followed)")
 	case errors.Is(inner, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist (or is a dangling symbolic link): check the path with glob", rel)
+		return notExistError{rel}
 	case errors.Is(inner, syscall.ELOOP):
 		return outside(rel, "too many levels of symbolic links")
 	case errors.Is(inner, syscall.ENOTDIR):
@@ -275,3 +275,13 @@ func rootError(rel string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", rel, err)
 }
+
+// notExistError says a path does not exist, in words for the model, and
+// matches fs.ErrNotExist so that write_file can tell a new file.
+type notExistError struct{ path string }
+
+func (e notExistError) Error() string {
+	return e.path + " does not exist (or is a dangling symbolic link): check the path with glob"
+}
+
+func (e notExistError) Is(target error) bool { return target == fs.ErrNotExist }

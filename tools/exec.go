@@ -77,8 +77,10 @@ func (d *Dispatcher) execute(ctx context.Context, t *Tool, call Call, params any
 		return d.fail(call, "%s failed: %s", t.name, msg)
 	}
 	if o.res.IsError && !strings.HasPrefix(o.res.Text, "Error") {
-		// Name the call in the tool's own error text too (invariant 5).
-		o.res = d.fail(call, "%s: %s", t.name, o.res.Text)
+		// Name the call in the tool's own error text too (invariant 5),
+		// unless the tool already starts with its name.
+		text := strings.TrimPrefix(o.res.Text, t.name+": ")
+		o.res = d.fail(call, "%s: %s", t.name, text)
 	}
 	return o.res
 }

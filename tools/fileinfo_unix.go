@@ -11,6 +11,9 @@ import (
 // be swapped in between the mode check and the open.
 const oNonblock = syscall.O_NONBLOCK
 
+// oNofollow makes an open of a symbolic link fail (spill files).
+const oNofollow = syscall.O_NOFOLLOW
+
 // linkCount returns the file's number of hard links (1 if unknown).
 func linkCount(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

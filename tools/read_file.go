@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 )
 
@@ -28,14 +29,35 @@ type ReadFileParams struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"Number of lines to show (default and maximum 2000)"`
 }
 
+// ReadFileOption configures read_file.
+type ReadFileOption func(*readFileConfig)
+
+type readFileConfig struct {
+	reads *Reads
+	spill *Spill
+}
+
+// WithReads makes read_file record what it shows in r, which the write
+// tools of the same session check (see Reads).
+func WithReads(r *Reads) ReadFileOption { return func(c *readFileConfig) { c.reads = r } }
+
+// WithSpill lets read_file read the files s wrote (full outputs of earlier
+// tool calls), given by the absolute path the cut output named. They are
+// the only files outside the workspace it reads.
+func WithSpill(s *Spill) ReadFileOption { return func(c *readFileConfig) { c.spill = s } }
+
 // NewReadFile returns the read_file tool over ws.
-func NewReadFile(ws Workspace) *Tool {
+func NewReadFile(ws Workspace, opts ...ReadFileOption) *Tool {
+	var cfg readFileConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	return Define("read_file", readFileDescription, true, func(ctx context.Context, p *ReadFileParams) (Result, error) {
-		return readFile(ctx, ws, p)
+		return readFile(ctx, ws, &cfg, p)
 	})
 }
 
-func readFile(ctx context.Context, ws Workspace, p *ReadFileParams) (Result, error) {
+func readFile(ctx context.Context, ws Workspace, cfg *readFileConfig, p *ReadFileParams) (Result, error) {
 	if p.Offset < 0 {
 		return Errorf("offset must be 1 or more (the first line is 1), got %d", p.Offset), nil
 	}
@@ -46,9 +68,20 @@ func readFile(ctx context.Context, ws Workspace, p *ReadFileParams) (Result, err
 	if limit == 0 || limit > ReadMaxLines {
 		limit = ReadMaxLines
 	}
+	if filepath.IsAbs(p.Path) && cfg.spill.Owns(filepath.Clean(p.Path)) {
+		return readSpill(ctx, filepath.Clean(p.Path), offset, limit)
+	}
 	rel, err := resolveIn(ws, p.Path)
 	if err != nil {
 		return Errorf("read_file: %v", err), nil
+	}
+	if cfg.reads != nil {
+		// Wait for edits of this file queued before this read (M44).
+		unlock, err := cfg.reads.lock(ctx, rel)
+		if err != nil {
+			return Result{}, err
+		}
+		defer unlock()
 	}
 	data, err := ws.ReadFile(ctx, rel)
 	if err != nil {
@@ -70,18 +103,27 @@ func readFile(ctx context.Context, ws Workspace, p *ReadFileParams) (Result, err
 	if isBinary(data, false) {
 		return Errorf("read_file: %s is a binary file, %d bytes; read_file shows text only", rel, len(data)), nil
 	}
+	res := showLines(rel, data, offset, limit)
+	if !res.IsError {
+		cfg.reads.MarkRead(rel, data)
+	}
+	return res, nil
+}
+
+// showLines numbers the requested lines of a text file read whole.
+func showLines(name string, data []byte, offset, limit int) Result {
 	if len(data) == 0 {
-		return Result{Text: fmt.Sprintf("(%s is empty)", rel)}, nil
+		return Result{Text: fmt.Sprintf("(%s is empty)", name)}
 	}
 	total := bytes.Count(data, nl)
 	if data[len(data)-1] != '\n' {
 		total++
 	}
 	if offset > total {
-		return Errorf("read_file: offset %d is past the end of %s, which has %d lines", offset, rel, total), nil
+		return Errorf("read_file: offset %d is past the end of %s, which has %d lines", offset, name, total)
 	}
 	br := bufio.NewReader(bytes.NewReader(data))
-	return Result{Text: numberLines(br, offset, limit, fmt.Sprintf("of %d", total), total)}, nil
+	return Result{Text: numberLines(br, offset, limit, fmt.Sprintf("of %d", total), total)}
 }
 
 // opener is implemented by workspaces that can stream a file too large to

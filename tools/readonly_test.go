@@ -54,7 +54,9 @@ func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	calls := map[string]func() (Result, error){
-		"read_file": func() (Result, error) { return readFile(ctx, ws, &ReadFileParams{Path: "a.txt"}) },
+		"read_file": func() (Result, error) {
+			return readFile(ctx, ws, &readFileConfig{reads: NewReads()}, &ReadFileParams{Path: "a.txt"})
+		},
 		"glob":      func() (Result, error) { return glob(ctx, ws, &GlobParams{Pattern: "**"}) },
 		"grep":      func() (Result, error) { return grep(ctx, ws, &GrepParams{Pattern: "a"}) },
 		"grep file": func() (Result, error) { return grep(ctx, ws, &GrepParams{Pattern: "a", Path: "a.txt"}) },

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Workspace is the editor-or-disk view a tool acts on. The LSP server
@@ -28,7 +29,8 @@ type Workspace interface {
 	// Root is the absolute path of the workspace root.
 	Root() string
 	// ReadFile returns the file's current content; an unsaved buffer wins
-	// over the disk.
+	// over the disk. A missing file gives an error matching
+	// fs.ErrNotExist (write_file then creates it).
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 }
 
@@ -60,6 +62,9 @@ type DiskWorkspace struct {
 	r       *os.Root // handle on the root directory
 	maxSize int64
 	hard    bool
+
+	edit     sync.Mutex              // serialises ApplyEdit (disk_edit.go)
+	failStep func(step string) error // test hook: fail ApplyEdit at a step
 }
 
 // DiskOption configures a DiskWorkspace.

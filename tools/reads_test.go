@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestReadFileMarksReads(t *testing.T) {
+	t.Parallel()
+	ws, dir := newWS(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "bin": "a\x00b"})
+	reads := NewReads()
+	tool := NewReadFile(ws, WithReads(reads))
+	if res := runTool(t, tool, ReadFileParams{Path: "./a.txt", Offset: 2, Limit: 1}); res.IsError {
+		t.Fatal(res.Text)
+	}
+	if !reads.Seen("a.txt", []byte("one\ntwo\nthree\n")) {
+		t.Fatal("a partial read did not mark the file read")
+	}
+	if res := runTool(t, tool, ReadFileParams{Path: "a.txt", Offset: 9}); !res.IsError {
+		t.Fatal(res.Text)
+	}
+	for _, p := range []string{"missing.txt", "bin"} {
+		runTool(t, tool, ReadFileParams{Path: p})
+		if reads.Seen(p, nil) || reads.Seen(p, []byte("a\x00b")) {
+			t.Errorf("%s: a failed read marked the file read", p)
+		}
+	}
+	mustWrite(t, filepath.Join(dir, "a.txt"), "changed\n")
+	if reads.Seen("a.txt", []byte("changed\n")) {
+		t.Fatal("changed content counts as seen")
+	}
+	reads.MarkRead("/a.txt", []byte("changed\n")) // any spelling of the same relative path
+	if !reads.Seen("a.txt", []byte("changed\n")) {
+		t.Fatal("MarkRead not seen")
+	}
+	reads.Forget("a.txt")
+	if reads.Seen("a.txt", []byte("changed\n")) {
+		t.Fatal("Forget did not forget")
+	}
+}
+
+func TestReadFileSpill(t *testing.T) {
+	t.Parallel()
+	ws, dir := newWS(t, map[string]string{"a.txt": "a\n"})
+	base := filepath.Dir(dir)
+	s := NewSpill(filepath.Join(base, "spill"))
+	p, err := s.Save("bash", []byte("line 1\nline 2\nline 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(base, "spill", "not-ours.txt")
+	mustWrite(t, other, canary)
+	tool := NewReadFile(ws, WithSpill(s))
+	if res := runTool(t, tool, ReadFileParams{Path: p, Offset: 2}); res.IsError || !strings.Contains(res.Text, "     2\tline 2\n") {
+		t.Fatalf("spill read: %+v", res)
+	}
+	if res := runTool(t, tool, ReadFileParams{Path: other}); !res.IsError || strings.Contains(res.Text, canary) {
+		t.Fatalf("read a file the spill did not write: %+v", res)
+	}
+	if res := runTool(t, NewReadFile(ws), ReadFileParams{Path: p}); !res.IsError {
+		t.Fatalf("read a spill file without WithSpill: %+v", res)
+	}
+	// A spill file swapped for a link is refused.
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, p); err != nil {
+		t.Fatal(err)
+	}
+	if res := runTool(t, tool, ReadFileParams{Path: p}); !res.IsError || strings.Contains(res.Text, canary) {
+		t.Fatalf("read through a link: %+v", res)
+	}
+	// A hard link is refused too.
+	os.Remove(p)
+	if err := os.Link(other, p); err != nil {
+		t.Fatal(err)
+	}
+	if res := runTool(t, tool, ReadFileParams{Path: p}); !res.IsError || strings.Contains(res.Text, canary) {
+		t.Fatalf("read a hard link: %+v", res)
+	}
+}
+
+// TestReadsLockOrder checks that calls queued on one path run one at a
+// time in order of arrival, and that a cancelled waiter keeps the queue.
+func TestReadsLockOrder(t *testing.T) {
+	t.Parallel()
+	r := NewReads()
+	ctx := context.Background()
+	tail := func() chan struct{} {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.tails["a.txt"]
+	}
+	unlock, err := r.lock(ctx, "a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	cctx, cancel := context.WithCancel(ctx)
+	for i := range 5 {
+		c := ctx
+		if i == 2 {
+			c = cctx
+		}
+		before := tail()
+		wg.Go(func() {
+			u, err := r.lock(c, "./a.txt")
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			u()
+		})
+		// Wait until this goroutine is queued, so arrival order is known.
+		for deadline := time.Now().Add(5 * time.Second); tail() == before; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("waiter not queued")
+			}
+		}
+	}
+	cancel()
+	other, err := r.lock(ctx, "b.txt") // other paths are not blocked
+	if err != nil {
+		t.Fatal(err)
+	}
+	other()
+	unlock()
+	wg.Wait()
+	if fmt.Sprint(order) != "[0 1 3 4]" {
+		t.Fatalf("order %v, want [0 1 3 4]", order)
+	}
+	if tail() != nil {
+		t.Fatal("queue not emptied")
+	}
+}
