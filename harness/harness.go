@@ -222,7 +222,15 @@ func New(opts Options) (_ *Harness, err error) {
 	pruneOld(spillRoot, spillKeep)
 	h.Spill = tools.NewSpill(filepath.Join(spillRoot, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid())))
 
-	h.Registry = tools.NewRegistry(tools.ReadOnlyTools(ws)...)
+	// The file tools share one record of what the agent read; read_file
+	// also reads h.Spill's files (the full outputs the bash results name).
+	// A workspace that can apply edits gets the write tools too; the guard
+	// checks the paths of every call, for writing where the tool writes.
+	if ed, ok := ws.(tools.Editor); ok {
+		h.Registry = tools.NewRegistry(tools.FileTools(ed, nil, h.Spill)...)
+	} else {
+		h.Registry = tools.NewRegistry(tools.NewReadFile(ws, tools.WithSpill(h.Spill)), tools.NewGlob(ws), tools.NewGrep(ws))
+	}
 	if h.Sandbox != nil {
 		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Redact: secretValues(os.Environ(), cfg.APIKey)}))
 	}

