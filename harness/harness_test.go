@@ -163,6 +163,24 @@ func TestFileToolsThroughGuard(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
 		t.Error(".git was created")
 	}
+	// Explicit read paths go through the rules: a secrets file asks (and
+	// no one can approve here), outside the workspace is refused.
+	if err := os.WriteFile(filepath.Join(root, ".env"), []byte("TOKEN=x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{
+		{"read_file", `{"path":".env"}`},
+		{"grep", `{"pattern":"TOKEN","path":".env"}`},
+		{"read_file", `{"path":"/etc/passwd"}`},
+		{"glob", `{"pattern":"../*"}`},
+	} {
+		if r := call(c[0], c[1]); !r.IsError || !strings.Contains(r.Text, "denied") {
+			t.Errorf("%s %s: %s", c[0], c[1], r.Text)
+		}
+	}
+	if r := call("read_file", `{"path":"a.txt"}`); r.IsError {
+		t.Errorf("read_file a.txt: %s", r.Text)
+	}
 	if h.Sandbox == nil || !h.Sandbox.Status().Confined() {
 		return
 	}
