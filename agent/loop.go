@@ -13,6 +13,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // Tools runs tool calls for the loop. The dispatcher in package tools is
@@ -44,6 +46,28 @@ type Config struct {
 	// RepeatLimit is how many identical failing calls in a row end the run
 	// with repeated_failure (default 3).
 	RepeatLimit int
+
+	// Context keeps long sessions within the window (context.go).
+	Context ContextConfig
+	// Spill keeps the full text of results that were cut or pruned, in
+	// files the model may read back with read_file. Nil keeps none.
+	Spill *tools.Spill
+	// Root is the workspace root: AGENTS.md files in the directories of
+	// the files the model works on are read from it and pinned. Empty
+	// turns that off.
+	Root string
+	// Skills are offered through read_skill (skills.go).
+	Skills []Skill
+	// Volatile, if set, returns text that changes every turn (changed
+	// files, the time). It goes in a message at the very end of each
+	// request, after the todo list, and is never stored, so the cached
+	// prefix stays the same.
+	Volatile func() string
+	// Subagent, if set, offers the task tool (subagent.go).
+	Subagent *SubagentConfig
+	// NoBuiltins offers only the given Tools: no write_todos, read_skill
+	// or task (builtin.go). Subagents run this way.
+	NoBuiltins bool
 }
 
 func (c Config) withDefaults() Config {
@@ -59,6 +83,7 @@ func (c Config) withDefaults() Config {
 	if c.RepeatLimit <= 0 {
 		c.RepeatLimit = 3
 	}
+	c.Context = c.Context.withDefaults()
 	return c
 }
 
@@ -67,12 +92,17 @@ type Agent struct {
 	provider Provider
 	tools    Tools
 	cfg      Config
+	est      *Estimator
 }
 
 // New returns an agent. tools may be nil for a tool-less chat.
 func New(p Provider, t Tools, cfg Config) *Agent {
-	return &Agent{provider: p, tools: t, cfg: cfg.withDefaults()}
+	return &Agent{provider: p, tools: t, cfg: cfg.withDefaults(), est: &Estimator{}}
 }
+
+// Estimator returns the agent's token estimator, calibrated by the
+// server's counts.
+func (a *Agent) Estimator() *Estimator { return a.est }
 
 // run is the state of one Run call.
 type run struct {
@@ -81,6 +111,12 @@ type run struct {
 	obs    Observer
 	res    Result
 	specs  []ToolSpec
+	tools  Tools
+	cc     ContextConfig
+	// prompt is this run's request, kept through compactions.
+	prompt *Message
+	// sub collects the usage of subagents started by task calls.
+	sub subUsage
 	streak struct {
 		key   string
 		count int
@@ -94,13 +130,21 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 	if obs == nil {
 		obs = func(Event) {}
 	}
-	r := &run{a: a, s: s, obs: obs}
-	if a.tools != nil {
-		r.specs = a.tools.Specs()
+	r := &run{a: a, s: s, obs: obs, cc: a.cfg.Context}
+	r.tools = r.builtins(a.tools)
+	if r.tools != nil {
+		r.specs = r.tools.Specs()
 	}
-	s.Append(Message{Role: RoleUser, Content: prompt})
+	m := Message{Role: RoleUser, Content: prompt}
+	if !s.hasRequest() {
+		// The user's original request survives every compaction.
+		s.Pin(m)
+	}
+	s.Append(m)
+	r.prompt = &m
 	r.res = r.loop(ctx)
 	res := r.res
+	s.rec.end(res)
 	obs(Event{Type: EvEnd, Result: &res})
 	return res
 }
@@ -124,6 +168,7 @@ func (r *run) loop(ctx context.Context) Result {
 			return r.end(EndError, err.Error())
 		}
 		r.res.Usage = r.res.Usage.Add(end.Usage)
+		r.s.rec.usage(end.Usage)
 		u := r.res.Usage
 		r.obs(Event{Type: EvUsage, Usage: &u})
 		msg := end.Message
@@ -177,6 +222,7 @@ func (r *run) loop(ctx context.Context) Result {
 		if ending, why := r.runCalls(ctx, msg.ToolCalls, oversized, end.StopReason == StopLength); ending != "" {
 			return r.end(ending, why)
 		}
+		r.loadInstructions(ctx, msg.ToolCalls)
 		if r.res.ToolCalls >= cfg.MaxToolCalls {
 			return r.end(EndMaxToolCalls, fmt.Sprintf("stopped after %d tool calls (max_tool_calls)", r.res.ToolCalls))
 		}
@@ -185,7 +231,15 @@ func (r *run) loop(ctx context.Context) Result {
 
 // stream makes one model request and forwards its deltas to the observer.
 func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
-	req := Request{Messages: r.s.Messages(), Tools: r.specs, MaxTokens: r.a.cfg.MaxTokens}
+	r.prune()
+	if err := r.maybeCompact(ctx); err != nil {
+		return nil, err
+	}
+	msgs := r.s.Messages()
+	if tail := r.volatile(); tail != "" {
+		msgs = append(msgs, Message{Role: RoleUser, Content: tail})
+	}
+	req := Request{Messages: msgs, Tools: r.specs, MaxTokens: r.a.cfg.MaxTokens}
 	st, err := r.a.provider.Stream(ctx, req)
 	if err != nil {
 		return nil, err
@@ -214,6 +268,9 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 	}
 	if end == nil {
 		return nil, errors.New("provider stream ended without a message end")
+	}
+	if end.Usage.InputTokens > 0 {
+		r.a.est.Observe(req, end.Usage.InputTokens)
 	}
 	return end, nil
 }

@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"context"
+	"strings"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// builtins adds the tools that act on the session itself (write_todos,
+// read_skill, task) to the run's tools. A tool-less chat stays tool-less.
+func (r *run) builtins(rest Tools) Tools {
+	cfg := r.a.cfg
+	if cfg.NoBuiltins || rest == nil {
+		return rest
+	}
+	own := []*tools.Tool{newWriteTodos(r)}
+	if len(cfg.Skills) > 0 {
+		own = append(own, newReadSkill(cfg.Skills))
+	}
+	if cfg.Subagent != nil {
+		own = append(own, newTask(r))
+	}
+	names := make(map[string]bool, len(own))
+	for _, t := range own {
+		names[t.Name()] = true
+	}
+	disp := tools.NewDispatcher(tools.NewRegistry(own...))
+	return &mergedTools{own: NewToolSet(disp), names: names, rest: rest}
+}
+
+// mergedTools routes calls to the built-in tools by name, the rest to the
+// configured tools. Specs keep the configured tools' order, then the
+// built-in ones, the same on every turn so the request prefix is stable.
+type mergedTools struct {
+	own   Tools
+	names map[string]bool
+	rest  Tools
+}
+
+func (m *mergedTools) Specs() []ToolSpec {
+	var specs []ToolSpec
+	for _, s := range m.rest.Specs() {
+		if !m.names[s.Name] {
+			specs = append(specs, s)
+		}
+	}
+	return append(specs, m.own.Specs()...)
+}
+
+func (m *mergedTools) Run(ctx context.Context, c ToolCall) ToolOutput {
+	if m.names[strings.TrimPrefix(strings.TrimSpace(c.Name), "functions.")] {
+		return m.own.Run(ctx, c)
+	}
+	return m.rest.Run(ctx, c)
+}
