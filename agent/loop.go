@@ -106,17 +106,17 @@ func (a *Agent) Estimator() *Estimator { return a.est }
 
 // run is the state of one Run call.
 type run struct {
-	a      *Agent
-	s      *Session
-	obs    Observer
-	res    Result
-	specs  []ToolSpec
-	tools  Tools
-	cc     ContextConfig
+	a     *Agent
+	s     *Session
+	obs   Observer
+	res   Result
+	specs []ToolSpec
+	tools Tools
+	cc    ContextConfig
 	// prompt is this run's request, kept through compactions.
 	prompt *Message
 	// sub collects the usage of subagents started by task calls.
-	sub subUsage
+	sub    subUsage
 	streak struct {
 		key   string
 		count int
