@@ -198,7 +198,7 @@ func (r *run) loop(ctx context.Context) Result {
 				}
 				nudged = true
 				r.warn("the model sent an empty reply; asking again")
-				r.s.Append(Message{Role: RoleUser, Content: r.emptyNudge()})
+				r.s.Append(Message{Role: RoleUser, Name: nudgeName, Content: r.emptyNudge()})
 				continue
 			}
 			r.s.Append(msg)

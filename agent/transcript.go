@@ -131,19 +131,33 @@ func CreateTranscript(dir, id string, h TranscriptHeader, secrets ...string) (*T
 }
 
 // appendTranscript opens an existing transcript to continue it. A cut
-// last line is ended first, so the next record starts on its own line.
+// last line is dropped first, so the next record starts on its own line
+// and the file stays readable.
 func appendTranscript(path string, secrets []string) (*Transcript, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			_, _ = f.Write([]byte("\n"))
-		}
+	if err := endLastLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	return newTranscript(f, path, secrets), nil
+}
+
+// endLastLine makes the file end with a newline: a last line that is a
+// whole record gets one, a cut one is truncated away.
+func endLastLine(f *os.File) error {
+	data, err := os.ReadFile(f.Name())
+	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
+		return err
+	}
+	i := bytes.LastIndexByte(data, '\n') + 1
+	if json.Valid(data[i:]) {
+		_, err := f.Write([]byte("\n"))
+		return err
+	}
+	return f.Truncate(int64(i))
 }
 
 func newTranscript(f *os.File, path string, secrets []string) *Transcript {
