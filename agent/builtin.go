@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -25,7 +26,9 @@ func (r *run) builtins(rest Tools) Tools {
 	for _, t := range own {
 		names[t.Name()] = true
 	}
-	disp := tools.NewDispatcher(tools.NewRegistry(own...))
+	// A subagent may take as long as a run; cancelling the parent still
+	// ends it at once.
+	disp := tools.NewDispatcher(tools.NewRegistry(own...), tools.WithToolTimeout("task", time.Hour))
 	return &mergedTools{own: NewToolSet(disp), names: names, rest: rest}
 }
 
