@@ -46,7 +46,11 @@ func (r *run) runCalls(ctx context.Context, calls []ToolCall, oversized []bool, 
 func (r *run) runOne(ctx context.Context, c ToolCall) (ToolOutput, Ending, string) {
 	r.res.ToolCalls++
 	r.obs(Event{Type: EvToolStart, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments}})
+	gen := r.s.todoVersion()
 	out := r.tools.Run(ctx, c)
+	if r.s.todoVersion() != gen {
+		r.obs(Event{Type: EvTodos, Todos: r.s.Todos()})
+	}
 	if u := r.sub.take(); u != (Usage{}) {
 		r.res.Usage = r.res.Usage.Add(u)
 		r.s.rec.usage(u)

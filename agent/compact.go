@@ -56,6 +56,35 @@ func (r *run) maybeCompact(ctx context.Context) error {
 	return r.compact(ctx, tokens)
 }
 
+// overflowMarks are how servers say a prompt is over the context window:
+// OpenAI, vLLM, llama.cpp, Ollama, OpenRouter, Anthropic and others.
+var overflowMarks = []string{
+	"context_length_exceeded", "maximum context length", "context length",
+	"context window", "context size", "too many tokens", "prompt is too long",
+	"exceeds the available context", "input is too long", "reduce the length",
+}
+
+func isContextOverflow(err error) bool {
+	msg := strings.ToLower(err.Error())
+	for _, m := range overflowMarks {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// overflow handles a request the server refused as too long: the window
+// is taken to be 90% of that request, and the conversation compacted.
+func (r *run) overflow(ctx context.Context) error {
+	tokens := r.a.est.Tokens(Request{Messages: r.s.Messages(), Tools: r.specs})
+	if w := tokens * 9 / 10; w < r.cc.Window {
+		r.cc.Window = w
+		r.cc.KeepRecent = min(r.cc.KeepRecent, w/8)
+	}
+	return r.compact(ctx, tokens)
+}
+
 // compact replaces the history by the system prompt, the pinned messages,
 // a summary written by the model and the latest turns. A tool call is
 // never separated from its results: the kept tail starts at a user or

@@ -295,3 +295,38 @@ func TestLargeResultIsCutAndSpilled(t *testing.T) {
 		t.Errorf("spill file: %d bytes, %v", len(data), err)
 	}
 }
+
+// A server that refuses a prompt as too long, under a configured window
+// that was too big, gets a compacted prompt once, then the run goes on.
+func TestContextOverflowCompactsAndRetries(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	n, refused := 0, 0
+	fake := agenttest.NewFunc(func(req agent.Request) agenttest.Turn {
+		mu.Lock()
+		defer mu.Unlock()
+		if isSummaryRequest(req) {
+			return agenttest.Turn{Text: "## Goal\ng\n## Decisions\n-\n## Files touched\n-\n## State of the work\n-\n## Next steps\n-"}
+		}
+		if agent.RawTokens(req) > 9000 {
+			refused++
+			return agenttest.Turn{Err: errors.New(`model provider failed: 400 Bad Request: This model's maximum context length is 9000 tokens`)}
+		}
+		n++
+		if n <= 6 {
+			return agenttest.Turn{Calls: []agent.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d"}`, n)}}}
+		}
+		return agenttest.Turn{Text: "done"}
+	})
+	a := agent.New(fake, bigTools{n: 8000}, agent.Config{Context: agent.ContextConfig{Window: 100000, PruneAbove: 1 << 20}})
+	s := agent.NewSession("o", "SYSTEM")
+	rec := &recorder{}
+	res := a.Run(context.Background(), s, "go", rec.observe)
+	if res.Reason != agent.EndTurn {
+		t.Fatalf("result = %+v", res)
+	}
+	if refused == 0 || rec.count(agent.EvCompaction) == 0 {
+		t.Errorf("refused %d, compactions %d", refused, rec.count(agent.EvCompaction))
+	}
+	checkPairing(t, s.Messages())
+}

@@ -152,6 +152,7 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 func (r *run) loop(ctx context.Context) Result {
 	cfg := r.a.cfg
 	nudged := false
+	overflowed := false
 	for {
 		if ctx.Err() != nil {
 			return r.end(EndAborted, "")
@@ -165,8 +166,19 @@ func (r *run) loop(ctx context.Context) Result {
 			if ctx.Err() != nil {
 				return r.end(EndAborted, "")
 			}
+			// A window smaller than configured: shrink it, compact, retry
+			// once.
+			if !overflowed && !r.cc.Off && isContextOverflow(err) {
+				overflowed = true
+				r.warn("the prompt did not fit the model's context window; compacting and trying again")
+				if err := r.overflow(ctx); err != nil {
+					return r.end(EndAborted, "")
+				}
+				continue
+			}
 			return r.end(EndError, err.Error())
 		}
+		overflowed = false
 		r.res.Usage = r.res.Usage.Add(end.Usage)
 		r.s.rec.usage(end.Usage)
 		u := r.res.Usage

@@ -24,6 +24,8 @@ type Session struct {
 	spilled map[string]string
 	pinned  []Message
 	todos   []Todo
+	// todoGen counts SetTodos calls, so the loop sees a change.
+	todoGen int
 	// instr lists the directories whose AGENTS.md was looked for.
 	instr map[string]bool
 	// rec, when set, records every change (transcript.go).
@@ -160,7 +162,14 @@ func (s *Session) SetTodos(todos []Todo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.todos = slices.Clone(todos)
+	s.todoGen++
 	s.rec.todos(todos)
+}
+
+func (s *Session) todoVersion() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.todoGen
 }
 
 // Messages returns the history. The slice is shared, not copied, so a

@@ -36,8 +36,9 @@ func newWriteTodos(r *run) *tools.Tool {
 				return tools.Errorf("todos[%d] has no content; every item needs a short description", i), nil
 			}
 		}
+		// The loop emits the todos event after the call, from its own
+		// goroutine (this runs on the dispatcher's).
 		r.s.SetTodos(p.Todos)
-		r.obs(Event{Type: EvTodos, Todos: r.s.Todos()})
 		done, doing := 0, 0
 		for _, t := range p.Todos {
 			switch t.Status {
