@@ -260,3 +260,33 @@ func TestReplayReportsChangedResults(t *testing.T) {
 	}
 	t.Log("\n" + rep.Format())
 }
+
+func TestStore(t *testing.T) {
+	t.Parallel()
+	st := agent.NewStore(t.TempDir(), secret)
+	s, err := st.Create("SYSTEM", agent.TranscriptHeader{Workspace: "/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := agenttest.NewFake(agenttest.Turn{Text: "hi"})
+	if res := agent.New(fake, nil, agent.Config{}).Run(context.Background(), s, "hello "+secret, nil); res.Reason != agent.EndTurn {
+		t.Fatalf("result = %+v", res)
+	}
+	s.Transcript().Close()
+	for _, id := range []string{s.ID, "last", s.ID[:10]} {
+		l, err := st.Resume(id, "SYSTEM 2")
+		if err != nil {
+			t.Fatalf("Resume(%q): %v", id, err)
+		}
+		if l.Session.ID != s.ID || len(l.Session.Messages()) != 3 || l.Session.Messages()[0].Content != "SYSTEM 2" {
+			t.Errorf("Resume(%q) = %+v", id, l.Session.Messages())
+		}
+		l.Session.Transcript().Close()
+	}
+	if _, err := st.Resume("nope", ""); err == nil {
+		t.Error("unknown id resumed")
+	}
+	if p, err := st.Path("last"); err != nil || filepath.Base(p) != s.ID+".jsonl" {
+		t.Errorf("Path = %q, %v", p, err)
+	}
+}
