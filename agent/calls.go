@@ -53,7 +53,7 @@ func (r *run) runOne(ctx context.Context, c ToolCall) (ToolOutput, Ending, strin
 	}
 	if u := r.sub.take(); u != (Usage{}) {
 		r.res.Usage = r.res.Usage.Add(u)
-		r.s.rec.usage(u)
+		r.s.Transcript().usage(u)
 		total := r.res.Usage
 		r.obs(Event{Type: EvUsage, Usage: &total})
 	}

@@ -56,6 +56,25 @@ func (r *run) maybeCompact(ctx context.Context) error {
 	return r.compact(ctx, tokens)
 }
 
+// Compact summarises the session now, as a user's /compact command does,
+// whatever its size. It returns an error only when ctx ended.
+func (a *Agent) Compact(ctx context.Context, s *Session, obs Observer) error {
+	if obs == nil {
+		obs = func(Event) {}
+	}
+	r := &run{a: a, s: s, obs: obs, cc: a.cfg.Context}
+	r.tools = r.builtins(a.tools)
+	if r.tools != nil {
+		r.specs = r.tools.Specs()
+	}
+	req := Request{Messages: s.Messages(), Tools: r.specs}
+	err := r.compact(ctx, a.est.Tokens(req))
+	if u := r.res.Usage; u != (Usage{}) {
+		obs(Event{Type: EvUsage, Usage: &u})
+	}
+	return err
+}
+
 // overflowMarks are how servers say a prompt is over the context window:
 // OpenAI, vLLM, llama.cpp, Ollama, OpenRouter, Anthropic and others.
 var overflowMarks = []string{
@@ -195,7 +214,7 @@ func (r *run) summarise(ctx context.Context, msgs []Message) (string, error) {
 		}
 		if ev.Type == EventMessageEnd && ev.End != nil {
 			r.res.Usage = r.res.Usage.Add(ev.End.Usage)
-			r.s.rec.usage(ev.End.Usage)
+			r.s.Transcript().usage(ev.End.Usage)
 			if ev.End.Usage.InputTokens > 0 {
 				r.a.est.Observe(req, ev.End.Usage.InputTokens)
 			}

@@ -330,3 +330,27 @@ func TestContextOverflowCompactsAndRetries(t *testing.T) {
 	}
 	checkPairing(t, s.Messages())
 }
+
+func TestManualCompact(t *testing.T) {
+	t.Parallel()
+	script := &compactionScript{reads: 3}
+	fake := agenttest.NewFunc(script.reply)
+	a := agent.New(fake, bigTools{n: 2000}, agent.Config{Context: agent.ContextConfig{KeepRecent: 100}})
+	s := agent.NewSession("m", "SYSTEM")
+	if res := a.Run(context.Background(), s, "ORIGINAL REQUEST", nil); res.Reason != agent.EndTurn {
+		t.Fatalf("result = %+v", res)
+	}
+	before := len(s.Messages())
+	rec := &recorder{}
+	if err := a.Compact(context.Background(), s, rec.observe); err != nil {
+		t.Fatal(err)
+	}
+	msgs := s.Messages()
+	if rec.count(agent.EvCompaction) != 1 || len(msgs) >= before {
+		t.Fatalf("compaction: %d events, %d → %d messages", rec.count(agent.EvCompaction), before, len(msgs))
+	}
+	if msgs[0].Content != "SYSTEM" || msgs[1].Content != "ORIGINAL REQUEST" || !strings.Contains(msgs[2].Content, "## Goal") {
+		t.Errorf("compacted = %+v", msgs[:3])
+	}
+	checkPairing(t, msgs)
+}

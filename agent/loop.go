@@ -144,7 +144,7 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 	r.prompt = &m
 	r.res = r.loop(ctx)
 	res := r.res
-	s.rec.end(res)
+	s.Transcript().end(res)
 	obs(Event{Type: EvEnd, Result: &res})
 	return res
 }
@@ -180,7 +180,7 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 		overflowed = false
 		r.res.Usage = r.res.Usage.Add(end.Usage)
-		r.s.rec.usage(end.Usage)
+		r.s.Transcript().usage(end.Usage)
 		u := r.res.Usage
 		r.obs(Event{Type: EvUsage, Usage: &u})
 		msg := end.Message

@@ -64,6 +64,13 @@ var taskSeq atomic.Int64
 
 func newTask(r *run) *tools.Tool {
 	sc := *r.a.cfg.Subagent
+	// The child shares the parent's spill store and window unless told.
+	if sc.Config.Spill == nil {
+		sc.Config.Spill = r.a.cfg.Spill
+	}
+	if sc.Config.Context.Window == 0 {
+		sc.Config.Context.Window = r.cc.Window
+	}
 	return tools.Define("task", taskDescription, true, func(ctx context.Context, p *TaskParams) (tools.Result, error) {
 		if strings.TrimSpace(p.Prompt) == "" {
 			return tools.Errorf("task needs a prompt saying what to do and what to report"), nil
