@@ -139,7 +139,7 @@ func (r *run) compact(ctx context.Context, before int) error {
 		view = append(view, *r.prompt)
 	}
 	for _, m := range msgs[start:] {
-		if m.Role == RoleUser && containsMessage(pinned, m) {
+		if m.Role == RoleUser && (m.Name == summaryName || containsMessage(pinned, m)) {
 			continue
 		}
 		view = append(view, m)

@@ -52,27 +52,29 @@ func (s *Session) SetSystem(text string) {
 
 // Loaded is a session read back from its transcript.
 type Loaded struct {
-	Session   *Session
-	Header    Record
-	Usage     Usage
-	Last      *Result
-	Truncated bool
+	Session *Session
+	Header  Record
+	Usage   Usage
+	Last    *Result
+	// Damaged says lines that were cut or not JSON were skipped.
+	Damaged bool
 	// Repaired counts the tool calls that had no result (the run was cut
-	// short) and were answered with an error on load.
+	// short) and were answered with an error on load, and the results
+	// dropped because their call was lost.
 	Repaired int
 }
 
 // LoadSession rebuilds a session from its transcript without writing to
 // it (for replay and inspection).
 func LoadSession(path string) (*Loaded, error) {
-	recs, truncated, err := ReadTranscript(path)
+	recs, damaged, err := ReadTranscript(path)
 	if err != nil {
 		return nil, err
 	}
 	if len(recs) == 0 || recs[0].Type != recSession {
 		return nil, fmt.Errorf("%s: %w", path, errNoHeader)
 	}
-	l := &Loaded{Header: recs[0], Truncated: truncated}
+	l := &Loaded{Header: recs[0], Damaged: damaged}
 	s := &Session{ID: recs[0].ID}
 	for _, rec := range recs[1:] {
 		switch rec.Type {
@@ -157,12 +159,18 @@ func ResumeSession(dir, id string, secrets ...string) (*Loaded, error) {
 }
 
 // repairHistory answers every tool call that has no result, right after
-// its message, so the history is valid to send again.
+// its message, and drops results whose call is lost, so the history is
+// valid to send again.
 func repairHistory(msgs []Message) ([]Message, int) {
 	var out []Message
 	n := 0
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
+		if m.Role == RoleTool {
+			// A result not right after its call's message: its call was lost.
+			n++
+			continue
+		}
 		out = append(out, m)
 		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
@@ -174,6 +182,7 @@ func repairHistory(msgs []Message) ([]Message, int) {
 		}
 		for _, c := range m.ToolCalls {
 			if r, ok := got[c.ID]; ok {
+				delete(got, c.ID)
 				out = append(out, r)
 				continue
 			}
@@ -181,6 +190,7 @@ func repairHistory(msgs []Message) ([]Message, int) {
 			out = append(out, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, IsError: true,
 				Content: "Error: not run: the session stopped (crash or restart) before this call finished; check its effect before running it again"})
 		}
+		n += len(got)
 		i = j - 1
 	}
 	return out, n

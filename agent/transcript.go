@@ -271,32 +271,27 @@ func (t *Transcript) end(r Result) {
 	t.sync()
 }
 
-// ReadTranscript reads every record of a transcript. A last line that is
-// cut or not JSON (a crash while writing) is dropped and reported by
-// truncated; a bad line elsewhere is an error.
-func ReadTranscript(path string) (recs []Record, truncated bool, err error) {
+// ReadTranscript reads every record of a transcript. Lines that are cut
+// or not JSON (a crash while writing, a disk that lost a block) are
+// skipped and reported by damaged: the session must still load. Only an
+// unreadable file is an error.
+func ReadTranscript(path string) (recs []Record, damaged bool, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, false, err
 	}
-	lines := bytes.Split(data, []byte("\n"))
-	for i, line := range lines {
+	for _, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var rec Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			if i == len(lines)-1 || i == len(lines)-2 && len(lines[len(lines)-1]) == 0 {
-				return recs, true, nil
-			}
-			return recs, false, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		if err := json.Unmarshal(line, &rec); err != nil || rec.Type == "" {
+			damaged = true
+			continue
 		}
 		recs = append(recs, rec)
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		truncated = true
-	}
-	return recs, truncated, nil
+	return recs, damaged, nil
 }
 
 // errNoHeader marks a file that is not a transcript.

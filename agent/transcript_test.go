@@ -148,8 +148,8 @@ func TestTruncatedTranscriptLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !l.Truncated || l.Repaired != 1 {
-		t.Errorf("truncated %v, repaired %d", l.Truncated, l.Repaired)
+	if !l.Damaged || l.Repaired != 1 {
+		t.Errorf("damaged %v, repaired %d", l.Damaged, l.Repaired)
 	}
 	checkPairing(t, l.Session.Messages())
 
@@ -289,4 +289,31 @@ func TestStore(t *testing.T) {
 	if p, err := st.Path("last"); err != nil || filepath.Base(p) != s.ID+".jsonl" {
 		t.Errorf("Path = %q, %v", p, err)
 	}
+}
+
+func TestDamagedLineInTheMiddle(t *testing.T) {
+	t.Parallel()
+	path := record(t, t.TempDir(), "s4")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lose the line of the assistant message that made the call.
+	lines := strings.Split(string(data), "\n")
+	for i, line := range lines {
+		if strings.Contains(line, `"toolCalls"`) {
+			lines[i] = line[:len(line)/2]
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := agent.LoadSession(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Damaged || l.Repaired != 1 {
+		t.Errorf("damaged %v, repaired %d", l.Damaged, l.Repaired)
+	}
+	checkPairing(t, l.Session.Messages())
 }
