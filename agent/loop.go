@@ -131,6 +131,10 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 		obs = func(Event) {}
 	}
 	r := &run{a: a, s: s, obs: obs, cc: a.cfg.Context}
+	// A resumed session names spill files an earlier process wrote.
+	for _, p := range s.spillPaths() {
+		a.cfg.Spill.Adopt(p)
+	}
 	r.tools = r.builtins(a.tools)
 	if r.tools != nil {
 		r.specs = r.tools.Specs()

@@ -96,6 +96,17 @@ func (s *Session) setSpilled(id, path string) {
 	s.rec.spill(id, path)
 }
 
+// spillPaths lists every spill file the session's results name.
+func (s *Session) spillPaths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	paths := make([]string, 0, len(s.spilled))
+	for _, p := range s.spilled {
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 func (s *Session) spillPath(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -316,4 +317,46 @@ func TestDamagedLineInTheMiddle(t *testing.T) {
 		t.Errorf("damaged %v, repaired %d", l.Damaged, l.Repaired)
 	}
 	checkPairing(t, l.Session.Messages())
+}
+
+func TestResumedSessionCanReadItsSpillFiles(t *testing.T) {
+	t.Parallel()
+	st := agent.NewStore(t.TempDir())
+	s, err := st.Create("SYSTEM", agent.TranscriptHeader{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := agenttest.NewFake(
+		agenttest.Turn{Calls: []agent.ToolCall{call("a", "read_file", `{"path":"big"}`)}},
+		agenttest.Turn{Text: "done"},
+	)
+	spillDir := st.SpillDir(s.ID)
+	cfg := agent.Config{Spill: tools.NewSpill(spillDir), Context: agent.ContextConfig{MaxResultBytes: 1000}}
+	if res := agent.New(fake, bigTools{n: 5000}, cfg).Run(context.Background(), s, "go", nil); res.Reason != agent.EndTurn {
+		t.Fatalf("result = %+v", res)
+	}
+	s.Transcript().Close()
+	var path string
+	for _, m := range s.Messages() {
+		if sm := regexp.MustCompile(`The full text is in (\S+):`).FindStringSubmatch(m.Content); sm != nil {
+			path = sm[1]
+		}
+	}
+	if path == "" {
+		t.Fatal("no spill file")
+	}
+	// A new process: a new Spill over the same directory.
+	l, err := st.Resume(s.ID, "SYSTEM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spill := tools.NewSpill(spillDir)
+	cfg.Spill = spill
+	fake2 := agenttest.NewFake(agenttest.Turn{Text: "ok"})
+	if res := agent.New(fake2, bigTools{n: 10}, cfg).Run(context.Background(), l.Session, "again", nil); res.Reason != agent.EndTurn {
+		t.Fatalf("result = %+v", res)
+	}
+	if !spill.Owns(path) {
+		t.Error("the resumed session cannot read its spill file back")
+	}
 }
