@@ -122,14 +122,12 @@ func (e *Estimator) Observe(req Request, promptTokens int) {
 	if promptTokens <= 0 || raw < 200 {
 		return
 	}
+	// The latest request holds most of the earlier ones, so its ratio is
+	// the best guess for the next: no averaging.
 	r := min(max(float64(promptTokens)/float64(raw), 0.25), 4)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.ratio == 0 {
-		e.ratio = r
-	} else {
-		e.ratio = (e.ratio + r) / 2
-	}
+	e.ratio = r
 }
 
 // capResult cuts a result over the cap and saves its full text to the
