@@ -134,7 +134,7 @@ func (r *run) compact(ctx context.Context, before int) error {
 	view := slices.Clone(msgs[:head])
 	pinned := r.s.Pinned()
 	view = append(view, pinned...)
-	view = append(view, Message{Role: RoleUser, Name: summaryName, Content: "[Summary of the earlier conversation, written by you when it was compacted to fit the context window. The latest turns follow it.]\n\n" + strings.TrimSpace(summary)})
+	view = append(view, Message{Role: RoleUser, Name: summaryName, Content: "[Summary of the earlier conversation, written by you when it was compacted to fit the context window. The latest turns follow it.]\n\n" + strings.TrimSpace(summary) + r.outputIndex(msgs[head:start])})
 	if r.prompt != nil && !containsMessage(pinned, *r.prompt) && !containsMessage(msgs[start:], *r.prompt) {
 		view = append(view, *r.prompt)
 	}
@@ -149,6 +149,59 @@ func (r *run) compact(ctx context.Context, before int) error {
 	info.Summary = summary
 	r.obs(Event{Type: EvCompaction, Compaction: &info})
 	return nil
+}
+
+// outputsHeading starts the index of earlier tool outputs that follows
+// every summary.
+const outputsHeading = "\n\n## Earlier tool outputs\nThe full text of each earlier tool result is kept in a file; read it back with read_file when you need its details:\n"
+
+// maxIndexed caps the index of earlier outputs (the most recent are kept).
+const maxIndexed = 100
+
+// outputIndex lists where the full results of the summarised calls are,
+// after those listed by earlier summaries, so that no result summarised
+// away is out of reach. Results not in a spill file yet are saved now.
+func (r *run) outputIndex(msgs []Message) string {
+	var lines []string
+	results := map[string]Message{}
+	for _, m := range msgs {
+		if m.Role == RoleTool {
+			results[m.ToolCallID] = m
+		}
+		if m.Role == RoleUser && m.Name == summaryName {
+			if _, idx, ok := strings.Cut(m.Content, outputsHeading); ok {
+				for _, l := range strings.Split(idx, "\n") {
+					if strings.HasPrefix(l, "- ") {
+						lines = append(lines, l)
+					}
+				}
+			}
+		}
+	}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			res, ok := results[c.ID]
+			if !ok || r.a.cfg.Spill == nil {
+				continue
+			}
+			path := r.s.spillPath(c.ID)
+			if path == "" && !r.s.isStubbed(c.ID) && len(res.Content) > 200 {
+				if path = r.save(c, res.Content); path != "" {
+					r.s.setSpilled(c.ID, path)
+				}
+			}
+			if path != "" {
+				lines = append(lines, fmt.Sprintf("- %s %s: %s", c.Name, clip(oneLine(c.Arguments), 100), path))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	if len(lines) > maxIndexed {
+		lines = lines[len(lines)-maxIndexed:]
+	}
+	return outputsHeading + strings.Join(lines, "\n")
 }
 
 // tailStart picks where the verbatim tail begins: about KeepRecent tokens

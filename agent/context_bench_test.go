@@ -93,7 +93,10 @@ func (c *cacheSim) usage(req agent.Request) agent.Usage {
 	return agent.Usage{InputTokens: total, CachedInputTokens: cached, OutputTokens: 30}
 }
 
-var spillRef = regexp.MustCompile(`file_0` + fmt.Sprint(plantedIn) + `\.go.*Full text: (\S+) \(read it`)
+// spillRef finds the spill file named next to the planted file's call:
+// in a stub ("Full text: PATH (read it…") or in the index of earlier
+// outputs after a summary ("- read_file {…}: PATH").
+var spillRef = regexp.MustCompile(`file_0` + fmt.Sprint(plantedIn) + `\.go[^\n]*?(/\S+\.txt)`)
 
 // factReachable says whether the fact is in the request or in the spill
 // file a stub in it points to.
@@ -238,6 +241,15 @@ func TestLongSessionSweep(t *testing.T) {
 		m := simulateLong(t, agent.ContextConfig{Window: 131072, PruneAbove: p.above, PruneTo: p.to})
 		t.Logf("prune above %5d to %5d: tokens %.1f%%, cost %.1f%%, peak %d, batches %d %s",
 			p.above, p.to, 100*float64(m.input)/float64(naive.input), 100*m.cost/naive.cost, m.peak, m.prunes, p.name)
+	}
+	// Small windows with the defaults: compaction joins in.
+	for _, w := range []int{16384, 32768} {
+		m := simulateLong(t, agent.ContextConfig{Window: w})
+		t.Logf("window %d, defaults: tokens %.1f%%, cost %.1f%%, peak %d, batches %d, compactions %d, fact reachable %v",
+			w, 100*float64(m.input)/float64(naive.input), 100*m.cost/naive.cost, m.peak, m.prunes, m.compactions, m.reachable)
+		if !m.reachable {
+			t.Errorf("window %d: the planted fact was lost", w)
+		}
 	}
 }
 

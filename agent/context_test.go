@@ -151,6 +151,20 @@ func TestCompactionKeepsPinnedContent(t *testing.T) {
 		t.Error("no request carried the summary")
 	}
 	t.Logf("%d requests, %d compactions, %d carried a summary", len(reqs), rec.count(agent.EvCompaction), compacted)
+	// After two compactions, the first result is still reachable through
+	// the index of earlier outputs.
+	lastReq := sent(reqs[len(reqs)-1])
+	idx := regexp.MustCompile(`- read_file \{"path":"sub/f2.go"\}: (/\S+)`)
+	found := false
+	for _, m := range lastReq {
+		if sm := idx.FindStringSubmatch(m.Content); sm != nil {
+			data, err := os.ReadFile(sm[1])
+			found = err == nil && strings.Contains(string(data), "sub/f2.go")
+		}
+	}
+	if !found {
+		t.Error("the first result is out of reach after the compactions")
+	}
 	for _, m := range s.Messages() {
 		if strings.Contains(m.Content, "<context-update>") {
 			t.Error("the volatile tail was stored in the history")
