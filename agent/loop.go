@@ -3,7 +3,11 @@
 // hit. Rules:
 //  1. every tool call recorded in the history gets exactly one result;
 //  2. a run always ends with a named Ending, returned as data;
-//  3. the loop never imports LSP or a model SDK: it sees a Provider and Tools.
+//  3. the loop never imports LSP or a model SDK: it sees a Provider and Tools;
+//  4. the history sent only grows at its end, so the provider's prompt cache
+//     keeps hitting, except when a batch of old results becomes stubs or the
+//     conversation is compacted (context.go, compact.go); what changes every
+//     turn goes after it and is never stored.
 package agent
 
 import (
