@@ -116,7 +116,10 @@ func (r *run) compact(ctx context.Context, before int) error {
 	}
 	start := r.tailStart(msgs, head)
 	if start <= head {
-		r.warn("the context is nearly full but the latest turn alone fills it; nothing left to compact")
+		if !r.warnedFull {
+			r.warnedFull = true
+			r.warn("the context is nearly full but the latest turns alone fill it; nothing left to compact")
+		}
 		return nil
 	}
 	info := CompactionInfo{TokensBefore: before, Messages: start - head}
@@ -130,6 +133,10 @@ func (r *run) compact(ctx context.Context, before int) error {
 		}
 		summary = r.mechanicalSummary(msgs[head:start])
 		info.Fallback = true
+	}
+	// A summary must leave room for the work: at most a sixth of the window.
+	if limit := r.cc.Window / 6 * 4; len(summary) > limit {
+		summary = clipRunes(summary, limit) + "\n[… summary cut to fit the context window]"
 	}
 	view := slices.Clone(msgs[:head])
 	pinned := r.s.Pinned()

@@ -120,8 +120,10 @@ type run struct {
 	// prompt is this run's request, kept through compactions.
 	prompt *Message
 	// sub collects the usage of subagents started by task calls.
-	sub    subUsage
-	streak struct {
+	sub subUsage
+	// warnedFull is set once the user was told compaction cannot help.
+	warnedFull bool
+	streak     struct {
 		key   string
 		count int
 	}
