@@ -205,7 +205,11 @@ type SessionInfo struct {
 	FirstPrompt string    `json:"firstPrompt"`
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`
-	Size        int64     `json:"size"`
+	// Size is the transcript's size in bytes; Messages counts the
+	// messages recorded and Usage sums the tokens of every request.
+	Size     int64 `json:"size"`
+	Messages int   `json:"messages"`
+	Usage    Usage `json:"usage"`
 }
 
 // ListSessions describes the transcripts in dir, most recently updated
@@ -233,22 +237,30 @@ func ListSessions(dir string) ([]SessionInfo, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, SessionInfo{
+		info := SessionInfo{
 			ID: h.ID, Path: path, Workspace: h.Workspace, Model: h.Model,
-			FirstPrompt: firstPrompt(path), Created: h.Time, Updated: fi.ModTime(), Size: fi.Size(),
-		})
+			Created: h.Time, Updated: fi.ModTime(), Size: fi.Size(),
+		}
+		scanSession(path, &info)
+		out = append(out, info)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
 	return out, nil
 }
 
-// firstPrompt is the session's first user request, on one line.
-func firstPrompt(path string) string {
+// scanSession fills in the first request, the message count and the
+// token usage of a transcript.
+func scanSession(path string, info *SessionInfo) {
 	recs, _, _ := ReadTranscript(path)
 	for _, r := range recs {
-		if r.Type == recMessage && r.Message != nil && r.Message.Role == RoleUser && r.Message.Name == "" {
-			return clip(oneLine(r.Message.Content), 200)
+		switch {
+		case r.Type == recMessage && r.Message != nil:
+			info.Messages++
+			if info.FirstPrompt == "" && r.Message.Role == RoleUser && r.Message.Name == "" {
+				info.FirstPrompt = clip(oneLine(r.Message.Content), 200)
+			}
+		case r.Type == recUsage && r.Usage != nil:
+			info.Usage = info.Usage.Add(*r.Usage)
 		}
 	}
-	return ""
 }

@@ -190,7 +190,7 @@ func TestListSessions(t *testing.T) {
 		t.Fatalf("list = %+v", list)
 	}
 	for _, si := range list {
-		if !strings.HasPrefix(si.FirstPrompt, "What is the answer?") || si.Size == 0 || si.Created.IsZero() || si.Workspace != "/ws" {
+		if !strings.HasPrefix(si.FirstPrompt, "What is the answer?") || si.Size == 0 || si.Created.IsZero() || si.Workspace != "/ws" || si.Messages != 5 || si.Usage.InputTokens != 220 {
 			t.Errorf("info = %+v", si)
 		}
 		if strings.Contains(si.FirstPrompt, secret) {
