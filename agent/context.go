@@ -47,7 +47,8 @@ type ContextConfig struct {
 	// MaxResultBytes caps the text of one tool result; the rest goes to a
 	// spill file (default 16 KiB).
 	MaxResultBytes int
-	// Off sends the full history every turn, as a baseline.
+	// Off sends the full history every turn, as a baseline: no pruning,
+	// no compaction (results are still capped).
 	Off bool
 }
 
