@@ -117,18 +117,26 @@ func (e *Estimator) scale(raw int) int {
 	return int(float64(raw)*r + 0.5)
 }
 
-// Observe calibrates the estimator with the server's count for req.
-func (e *Estimator) Observe(req Request, promptTokens int) {
+// Observe calibrates the estimator with the server's count for req. It
+// reports false when the count is under half the estimate: no tokenizer
+// packs eight bytes a token, so the server cut the prompt (Ollama does so
+// silently past its num_ctx) or counted only part of it. Such counts are
+// not used, lest compaction never start.
+func (e *Estimator) Observe(req Request, promptTokens int) bool {
 	raw := RawTokens(req)
 	if promptTokens <= 0 || raw < 200 {
-		return
+		return true
+	}
+	r := float64(promptTokens) / float64(raw)
+	if r < 0.5 {
+		return raw < 2000
 	}
 	// The latest request holds most of the earlier ones, so its ratio is
 	// the best guess for the next: no averaging.
-	r := min(max(float64(promptTokens)/float64(raw), 0.25), 4)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.ratio = r
+	e.ratio = min(r, 4)
+	return true
 }
 
 // capResult cuts a result over the cap and saves its full text to the

@@ -368,3 +368,39 @@ func TestManualCompact(t *testing.T) {
 	}
 	checkPairing(t, msgs)
 }
+
+// A server that counts far fewer prompt tokens than were sent is cutting
+// the prompt: the user is warned once and the count is not trusted.
+func TestServerCuttingThePromptIsReported(t *testing.T) {
+	t.Parallel()
+	n := 0
+	fake := agenttest.NewFunc(func(req agent.Request) agenttest.Turn {
+		n++
+		var u agent.Usage
+		if n > 1 {
+			u.InputTokens = 300 // of a prompt of 3,000 tokens and more
+		}
+		if n <= 3 {
+			return agenttest.Turn{Usage: u, Calls: []agent.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: "read_file", Arguments: `{"path":"x"}`}}}
+		}
+		return agenttest.Turn{Usage: u, Text: "done"}
+	})
+	a := agent.New(fake, bigTools{n: 12000}, agent.Config{Context: agent.ContextConfig{PruneAbove: 1 << 20}})
+	rec := &recorder{}
+	if res := a.Run(context.Background(), agent.NewSession("cut", "SYSTEM"), "go", rec.observe); res.Reason != agent.EndTurn {
+		t.Fatalf("result = %+v", res)
+	}
+	warned := 0
+	for _, e := range rec.events {
+		if e.Type == agent.EvWarning && strings.Contains(e.Text, "cutting the prompt") {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d warnings, want 1", warned)
+	}
+	raw := agent.RawTokens(agent.Request{Messages: []agent.Message{{Content: strings.Repeat("x", 40000)}}})
+	if got := a.Estimator().Tokens(agent.Request{Messages: []agent.Message{{Content: strings.Repeat("x", 40000)}}}); got != raw {
+		t.Errorf("estimator calibrated by a cut count: %d, raw %d", got, raw)
+	}
+}

@@ -121,9 +121,10 @@ type run struct {
 	prompt *Message
 	// sub collects the usage of subagents started by task calls.
 	sub subUsage
-	// warnedFull is set once the user was told compaction cannot help.
-	warnedFull bool
-	streak     struct {
+	// warnedFull and warnedCut are set once the user was told compaction
+	// cannot help, or that the server seems to cut the prompt.
+	warnedFull, warnedCut bool
+	streak                struct {
 		key   string
 		count int
 	}
@@ -291,8 +292,9 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 	if end == nil {
 		return nil, errors.New("provider stream ended without a message end")
 	}
-	if end.Usage.InputTokens > 0 {
-		r.a.est.Observe(req, end.Usage.InputTokens)
+	if end.Usage.InputTokens > 0 && !r.a.est.Observe(req, end.Usage.InputTokens) && !r.warnedCut {
+		r.warnedCut = true
+		r.warn(fmt.Sprintf("the server counted %d prompt tokens for a prompt of about %d: it may be cutting the prompt to fit a smaller context window (for Ollama, raise OLLAMA_CONTEXT_LENGTH or num_ctx)", end.Usage.InputTokens, RawTokens(req)))
 	}
 	return end, nil
 }

@@ -13,18 +13,30 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ProbeContextWindow asks the server behind an OpenAI-compatible base URL
-// for the model's context window, in tokens: Ollama's POST /api/show (the
-// num_ctx it runs the model with, else the model's context_length), then
-// llama.cpp's GET /props (n_ctx). Other servers do not say; the error then
-// tells the user to set it in the configuration.
+// for the model's context window, in tokens, and says where the number
+// came from. In order:
+//
+//  1. Ollama's GET /api/ps: the context_length the loaded model runs with;
+//  2. Ollama's POST /api/show: num_ctx from the parameters, else the
+//     model's own context_length (the server may run it with less:
+//     OLLAMA_CONTEXT_LENGTH, which defaults to 4k on small GPUs);
+//  3. llama.cpp's GET /props: n_ctx.
+//
+// Other servers do not say; the error then tells the user to set it.
 func ProbeContextWindow(ctx context.Context, client *http.Client, baseURL, model, apiKey string) (int, string, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
+	if data, err := probeGet(ctx, client, http.MethodGet, root+"/api/ps", apiKey, nil); err == nil {
+		if n := ollamaRunning(data, model); n > 0 {
+			return n, "ollama /api/ps", nil
+		}
+	}
 	body, _ := json.Marshal(map[string]string{"model": model, "name": model})
 	if data, err := probeGet(ctx, client, http.MethodPost, root+"/api/show", apiKey, body); err == nil {
 		if n := ollamaWindow(data); n > 0 {
@@ -70,6 +82,32 @@ func probeGet(ctx context.Context, client *http.Client, method, url, apiKey stri
 		return nil, fmt.Errorf("%s %s: %s", method, url, resp.Status)
 	}
 	return data, nil
+}
+
+// ollamaRunning reads the context_length of model among the loaded ones.
+func ollamaRunning(data []byte, model string) int {
+	var ps struct {
+		Models []struct {
+			Name          string  `json:"name"`
+			Model         string  `json:"model"`
+			ContextLength float64 `json:"context_length"`
+		} `json:"models"`
+	}
+	if json.Unmarshal(data, &ps) != nil {
+		return 0
+	}
+	norm := func(s string) string {
+		if !strings.Contains(s, ":") {
+			s += ":latest"
+		}
+		return s
+	}
+	for _, m := range ps.Models {
+		if norm(m.Name) == norm(model) || norm(m.Model) == norm(model) {
+			return int(m.ContextLength)
+		}
+	}
+	return 0
 }
 
 // ollamaWindow reads num_ctx from the parameters text, else
@@ -121,11 +159,18 @@ func llamaCppWindow(data []byte) int {
 
 // WindowCache remembers probed context windows per server and model, in
 // memory and, when Path is set, in a JSON file, so a server is probed
-// once, not on every start.
+// once, not on every start. Entries older than TTL (if set) are probed
+// again: the user may have restarted Ollama with a larger context.
 type WindowCache struct {
 	Path string
+	TTL  time.Duration
 	mu   sync.Mutex
-	m    map[string]int
+	m    map[string]windowEntry
+}
+
+type windowEntry struct {
+	Tokens int       `json:"tokens"`
+	Probed time.Time `json:"probed"`
 }
 
 // Window returns the cached window of model at baseURL, probing it on a
@@ -134,17 +179,17 @@ func (c *WindowCache) Window(ctx context.Context, client *http.Client, baseURL, 
 	key := strings.TrimRight(baseURL, "/") + " " + model
 	c.mu.Lock()
 	if c.m == nil {
-		c.m = map[string]int{}
+		c.m = map[string]windowEntry{}
 		if c.Path != "" {
 			if data, err := os.ReadFile(c.Path); err == nil {
 				_ = json.Unmarshal(data, &c.m)
 			}
 		}
 	}
-	n, ok := c.m[key]
+	e, ok := c.m[key]
 	c.mu.Unlock()
-	if ok && n > 0 {
-		return n, nil
+	if ok && e.Tokens > 0 && (c.TTL <= 0 || time.Since(e.Probed) < c.TTL) {
+		return e.Tokens, nil
 	}
 	n, _, err := ProbeContextWindow(ctx, client, baseURL, model, apiKey)
 	if err != nil {
@@ -152,7 +197,7 @@ func (c *WindowCache) Window(ctx context.Context, client *http.Client, baseURL, 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m[key] = n
+	c.m[key] = windowEntry{Tokens: n, Probed: time.Now().UTC()}
 	if c.Path != "" {
 		if err := writeJSON(c.Path, c.m); err != nil {
 			return n, errors.Join(errors.New("could not save the window cache"), err)

@@ -21,6 +21,7 @@ func TestProbeContextWindow(t *testing.T) {
 		want    int
 		wantErr bool
 	}{
+		{"ollama loaded model", "/api/ps", `{"models":[{"name":"other:7b","context_length":2048},{"name":"m:latest","model":"m:latest","context_length":4096}]}`, 4096, false},
 		{"ollama num_ctx wins", "/api/show", `{"parameters":"stop \"<|im_end|>\"\nnum_ctx 16384","model_info":{"general.architecture":"qwen2","qwen2.context_length":32768}}`, 16384, false},
 		{"ollama context_length", "/api/show", `{"parameters":"","model_info":{"llama.context_length":131072}}`, 131072, false},
 		{"llama.cpp props", "/props", `{"default_generation_settings":{"n_ctx":8192},"total_slots":1}`, 8192, false},
