@@ -345,12 +345,13 @@ func TestResumedSessionCanReadItsSpillFiles(t *testing.T) {
 	if path == "" {
 		t.Fatal("no spill file")
 	}
-	// A new process: a new Spill over the same directory.
+	// A new process: a new Spill, in a directory of its own, as the
+	// harness makes one per process.
 	l, err := st.Resume(s.ID, "SYSTEM")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spill := tools.NewSpill(spillDir)
+	spill := tools.NewSpill(t.TempDir())
 	cfg.Spill = spill
 	fake2 := agenttest.NewFake(agenttest.Turn{Text: "ok"})
 	if res := agent.New(fake2, bigTools{n: 10}, cfg).Run(context.Background(), l.Session, "again", nil); res.Reason != agent.EndTurn {

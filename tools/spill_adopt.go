@@ -3,18 +3,25 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 )
 
-// Adopt makes an existing spill file readable again: a resumed session
-// names the files an earlier process's Spill wrote, which this Spill did
-// not. Only a regular file (not a link) with one link, in the directory of
-// this Spill, is adopted; Adopt reports whether path was.
+// spillFileName is the name Save gives: prefix-NNN-8hex.txt.
+var spillFileName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}-\d{3,}-[0-9a-f]{8}\.txt$`)
+
+// Adopt makes an existing spill file readable through this Spill: a
+// resumed session names files that an earlier process's Spill wrote, often
+// in another directory (one per process). Callers pass only paths their
+// own records say a Spill wrote (the session transcript's spill records),
+// never text from a tool result or the model. As a further check, only an
+// absolute path to a regular file (not a link) with one link and a name
+// Save could have given is adopted; Adopt reports whether path was.
 func (s *Spill) Adopt(path string) bool {
 	if s == nil || !filepath.IsAbs(path) {
 		return false
 	}
 	path = filepath.Clean(path)
-	if filepath.Dir(path) != filepath.Clean(s.dir) {
+	if !spillFileName.MatchString(filepath.Base(path)) {
 		return false
 	}
 	st, err := os.Lstat(path)
