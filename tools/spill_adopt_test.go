@@ -31,11 +31,11 @@ func TestSpillAdopt(t *testing.T) {
 		t.Fatal("a new Spill owns an old file before Adopt")
 	}
 	cases := map[string]bool{
-		path:  true,
-		other: false, // not a spill file's name
-		link:  false, // a link
-		hard:  false, // two links
-		"read_file-003-0123abcd.txt":                     false, // relative
+		path:                         true,
+		other:                        false, // not a spill file's name
+		link:                         false, // a link
+		hard:                         false, // two links
+		"read_file-003-0123abcd.txt": false, // relative
 		filepath.Join(dir, "read_file-004-0123abcd.txt"): false, // missing
 	}
 	for p, want := range cases {
