@@ -47,7 +47,7 @@ func (s *Session) SetSystem(text string) {
 		msgs = append([]Message{{Role: RoleSystem, Content: text}}, msgs...)
 	}
 	s.messages = msgs
-	s.rec.replace(msgs)
+	s.rec.system(text)
 }
 
 // Loaded is a session read back from its transcript.
@@ -84,6 +84,15 @@ func LoadSession(path string) (*Loaded, error) {
 			}
 		case recReplace:
 			s.messages = slices.Clone(rec.Messages)
+		case recSystem:
+			if rec.Message == nil {
+				break
+			}
+			if len(s.messages) > 0 && s.messages[0].Role == RoleSystem {
+				s.messages[0].Content = rec.Message.Content
+			} else {
+				s.messages = append([]Message{*rec.Message}, s.messages...)
+			}
 		case recStubs:
 			for i, m := range s.messages {
 				if text, ok := rec.Stubs[m.ToolCallID]; ok && m.Role == RoleTool {

@@ -39,7 +39,7 @@ type Record struct {
 	Workspace string `json:"workspace,omitempty"`
 	Model     string `json:"model,omitempty"`
 
-	Message  *Message          `json:"message,omitempty"`  // message, pin
+	Message  *Message          `json:"message,omitempty"`  // message, pin, system
 	Messages []Message         `json:"messages,omitempty"` // replace
 	Stubs    map[string]string `json:"stubs,omitempty"`    // stubs: call id → stub text
 	Todos    []Todo            `json:"todos,omitempty"`    // todos
@@ -60,6 +60,7 @@ const (
 	recUsage   = "usage"
 	recEnd     = "end"
 	recSpill   = "spill"
+	recSystem  = "system"
 )
 
 // TranscriptHeader describes a new transcript.
@@ -249,6 +250,9 @@ func (t *Transcript) sync() {
 
 func (t *Transcript) message(m Message) { t.write(Record{Type: recMessage, Message: &m}) }
 func (t *Transcript) pin(m Message)     { t.write(Record{Type: recPin, Message: &m}) }
+func (t *Transcript) system(text string) {
+	t.write(Record{Type: recSystem, Message: &Message{Role: RoleSystem, Content: text}})
+}
 func (t *Transcript) todos(ts []Todo) {
 	if ts == nil {
 		ts = []Todo{}
