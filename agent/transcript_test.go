@@ -361,3 +361,38 @@ func TestResumedSessionCanReadItsSpillFiles(t *testing.T) {
 		t.Error("the resumed session cannot read its spill file back")
 	}
 }
+
+// Whatever byte a crash stops the file at, the session loads, its
+// history is valid to send, and it can be resumed and loaded again.
+func TestTranscriptCutAnywhere(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := record(t, dir, "full")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := strings.IndexByte(string(data), '\n') + 1
+	for cut := header; cut <= len(data); cut += 5 {
+		p := filepath.Join(dir, "cut.jsonl")
+		if err := os.WriteFile(p, data[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l, err := agent.LoadSession(p)
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		checkPairing(t, l.Session.Messages())
+		r, err := agent.ResumeSession(dir, "cut")
+		if err != nil {
+			t.Fatalf("cut at %d: resume: %v", cut, err)
+		}
+		r.Session.Append(agent.Message{Role: agent.RoleUser, Content: "next"})
+		r.Session.Transcript().Close()
+		l2, err := agent.LoadSession(p)
+		if err != nil || l2.Damaged {
+			t.Fatalf("cut at %d: reload after resume: damaged %v, %v", cut, l2 != nil && l2.Damaged, err)
+		}
+		checkPairing(t, l2.Session.Messages())
+	}
+}
