@@ -32,6 +32,22 @@ func (r *run) builtins(rest Tools) Tools {
 	return &mergedTools{own: NewToolSet(disp), names: names, rest: rest}
 }
 
+// BuiltinNames lists the tools the loop adds to a run under cfg (when it
+// has tools at all), for the system prompt's list.
+func BuiltinNames(cfg Config) []string {
+	if cfg.NoBuiltins {
+		return nil
+	}
+	names := []string{"write_todos"}
+	if len(cfg.Skills) > 0 {
+		names = append(names, "read_skill")
+	}
+	if cfg.Subagent != nil {
+		names = append(names, "task")
+	}
+	return names
+}
+
 // mergedTools routes calls to the built-in tools by name, the rest to the
 // configured tools. Specs keep the configured tools' order, then the
 // built-in ones, the same on every turn so the request prefix is stable.
