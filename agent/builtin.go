@@ -33,19 +33,19 @@ func (r *run) builtins(rest Tools) Tools {
 }
 
 // BuiltinNames lists the tools the loop adds to a run under cfg (when it
-// has tools at all), for the system prompt's list.
+// has tools at all), sorted, in the order the model sees them.
 func BuiltinNames(cfg Config) []string {
 	if cfg.NoBuiltins {
 		return nil
 	}
-	names := []string{"write_todos"}
+	var names []string
 	if len(cfg.Skills) > 0 {
 		names = append(names, "read_skill")
 	}
 	if cfg.Subagent != nil {
 		names = append(names, "task")
 	}
-	return names
+	return append(names, "write_todos")
 }
 
 // mergedTools routes calls to the built-in tools by name, the rest to the

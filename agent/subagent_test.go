@@ -92,7 +92,7 @@ func TestSubagentIsolation(t *testing.T) {
 	for _, sp := range fake.Requests()[0].Tools {
 		parentTools = append(parentTools, sp.Name)
 	}
-	if got := strings.Join(parentTools, ","); got != "echo,fail,block,"+strings.Join(agent.BuiltinNames(cfg), ",") || !strings.HasSuffix(got, "write_todos,task") {
+	if got := strings.Join(parentTools, ","); got != "echo,fail,block,"+strings.Join(agent.BuiltinNames(cfg), ",") || !strings.HasSuffix(got, "task,write_todos") {
 		t.Errorf("parent tools = %v", parentTools)
 	}
 }
