@@ -32,7 +32,7 @@ func (r *run) runCalls(ctx context.Context, calls []ToolCall, oversized []bool, 
 			out = ToolOutput{Text: fmt.Sprintf("not run: too many tool calls in one reply (at most %d run); resend the rest in your next reply", cfg.MaxCallsPerMessage), IsError: true}
 		case r.res.ToolCalls >= cfg.MaxToolCalls:
 			out = ToolOutput{Text: fmt.Sprintf("not run: the run reached its limit of %d tool calls", cfg.MaxToolCalls), IsError: true}
-		case r.a.tools == nil:
+		case r.tools == nil:
 			out = ToolOutput{Text: "no tools are available in this session; answer in text", IsError: true}
 		default:
 			out, ending, why = r.runOne(ctx, c)
@@ -46,7 +46,17 @@ func (r *run) runCalls(ctx context.Context, calls []ToolCall, oversized []bool, 
 func (r *run) runOne(ctx context.Context, c ToolCall) (ToolOutput, Ending, string) {
 	r.res.ToolCalls++
 	r.obs(Event{Type: EvToolStart, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments}})
-	out := r.a.tools.Run(ctx, c)
+	gen := r.s.todoVersion()
+	out := r.tools.Run(ctx, c)
+	if r.s.todoVersion() != gen {
+		r.obs(Event{Type: EvTodos, Todos: r.s.Todos()})
+	}
+	if u := r.sub.take(); u != (Usage{}) {
+		r.res.Usage = r.res.Usage.Add(u)
+		r.s.Transcript().usage(u)
+		total := r.res.Usage
+		r.obs(Event{Type: EvUsage, Usage: &total})
+	}
 	if ctx.Err() != nil {
 		return out, EndAborted, ""
 	}
@@ -74,6 +84,7 @@ func (r *run) answer(c ToolCall, out ToolOutput) {
 	if out.IsError && !strings.HasPrefix(text, "Error") {
 		text = "Error: " + text
 	}
+	text = r.capResult(c, text)
 	r.s.Append(Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: text, IsError: out.IsError})
 	r.obs(Event{Type: EvToolEnd, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Result: text, IsError: out.IsError}})
 }
@@ -82,5 +93,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return clipRunes(s, n) + "…"
 }

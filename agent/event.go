@@ -13,6 +13,13 @@ const (
 	EvWarning   EventType = "warning"
 	EvUsage     EventType = "usage"
 	EvEnd       EventType = "end"
+	// EvTodos carries the whole todo list after write_todos changed it.
+	EvTodos EventType = "todos"
+	// EvCompaction says the conversation was summarised to fit the window.
+	EvCompaction EventType = "compaction"
+	// EvPruned says old tool results were replaced by stubs (Text says
+	// how many).
+	EvPruned EventType = "pruned"
 )
 
 // Event is one thing that happened during a run.
@@ -27,6 +34,10 @@ type Event struct {
 	Usage *Usage `json:"usage,omitempty"`
 	// Result is set on the end event.
 	Result *Result `json:"result,omitempty"`
+	// Todos is the whole list on todos events.
+	Todos []Todo `json:"todos,omitempty"`
+	// Compaction is set on compaction events.
+	Compaction *CompactionInfo `json:"compaction,omitempty"`
 }
 
 // ToolEvent describes one tool call.

@@ -10,8 +10,24 @@ import "encoding/json"
 //	{"type":"tool_result","id":"call_1","name":"read_file","arguments":"{…}","result":"…","isError":false}
 //	{"type":"usage","usage":{"inputTokens":10,"outputTokens":2}}
 //	{"type":"end","reason":"end_turn","turns":2,"toolCalls":1,"usage":{…},"text":"…"}
+//	{"type":"todos","todos":[{"content":"…","status":"in_progress"}]}
+//	{"type":"compaction","tokensBefore":30000,"tokensAfter":6000,"messages":40,"summary":"…"}
 func (e Event) MarshalJSON() ([]byte, error) {
 	switch {
+	case e.Type == EvTodos:
+		todos := e.Todos
+		if todos == nil {
+			todos = []Todo{}
+		}
+		return json.Marshal(struct {
+			Type  EventType `json:"type"`
+			Todos []Todo    `json:"todos"`
+		}{e.Type, todos})
+	case e.Type == EvCompaction && e.Compaction != nil:
+		return json.Marshal(struct {
+			Type EventType `json:"type"`
+			CompactionInfo
+		}{e.Type, *e.Compaction})
 	case e.Type == EvEnd && e.Result != nil:
 		r := e.Result
 		return json.Marshal(struct {

@@ -3,7 +3,11 @@
 // hit. Rules:
 //  1. every tool call recorded in the history gets exactly one result;
 //  2. a run always ends with a named Ending, returned as data;
-//  3. the loop never imports LSP or a model SDK: it sees a Provider and Tools.
+//  3. the loop never imports LSP or a model SDK: it sees a Provider and Tools;
+//  4. the history sent only grows at its end, so the provider's prompt cache
+//     keeps hitting, except when a batch of old results becomes stubs or the
+//     conversation is compacted (context.go, compact.go); what changes every
+//     turn goes after it and is never stored.
 package agent
 
 import (
@@ -13,6 +17,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // Tools runs tool calls for the loop. The dispatcher in package tools is
@@ -44,6 +50,28 @@ type Config struct {
 	// RepeatLimit is how many identical failing calls in a row end the run
 	// with repeated_failure (default 3).
 	RepeatLimit int
+
+	// Context keeps long sessions within the window (context.go).
+	Context ContextConfig
+	// Spill keeps the full text of results that were cut or pruned, in
+	// files the model may read back with read_file. Nil keeps none.
+	Spill *tools.Spill
+	// Root is the workspace root: AGENTS.md files in the directories of
+	// the files the model works on are read from it and pinned. Empty
+	// turns that off.
+	Root string
+	// Skills are offered through read_skill (skills.go).
+	Skills []Skill
+	// Volatile, if set, returns text that changes every turn (changed
+	// files, the time). It goes in a message at the very end of each
+	// request, after the todo list, and is never stored, so the cached
+	// prefix stays the same.
+	Volatile func() string
+	// Subagent, if set, offers the task tool (subagent.go).
+	Subagent *SubagentConfig
+	// NoBuiltins offers only the given Tools: no write_todos, read_skill
+	// or task (builtin.go). Subagents run this way.
+	NoBuiltins bool
 }
 
 func (c Config) withDefaults() Config {
@@ -59,6 +87,7 @@ func (c Config) withDefaults() Config {
 	if c.RepeatLimit <= 0 {
 		c.RepeatLimit = 3
 	}
+	c.Context = c.Context.withDefaults()
 	return c
 }
 
@@ -67,21 +96,35 @@ type Agent struct {
 	provider Provider
 	tools    Tools
 	cfg      Config
+	est      *Estimator
 }
 
 // New returns an agent. tools may be nil for a tool-less chat.
 func New(p Provider, t Tools, cfg Config) *Agent {
-	return &Agent{provider: p, tools: t, cfg: cfg.withDefaults()}
+	return &Agent{provider: p, tools: t, cfg: cfg.withDefaults(), est: &Estimator{}}
 }
+
+// Estimator returns the agent's token estimator, calibrated by the
+// server's counts.
+func (a *Agent) Estimator() *Estimator { return a.est }
 
 // run is the state of one Run call.
 type run struct {
-	a      *Agent
-	s      *Session
-	obs    Observer
-	res    Result
-	specs  []ToolSpec
-	streak struct {
+	a     *Agent
+	s     *Session
+	obs   Observer
+	res   Result
+	specs []ToolSpec
+	tools Tools
+	cc    ContextConfig
+	// prompt is this run's request, kept through compactions.
+	prompt *Message
+	// sub collects the usage of subagents started by task calls.
+	sub subUsage
+	// warnedFull and warnedCut are set once the user was told compaction
+	// cannot help, or that the server seems to cut the prompt.
+	warnedFull, warnedCut bool
+	streak                struct {
 		key   string
 		count int
 	}
@@ -94,13 +137,25 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 	if obs == nil {
 		obs = func(Event) {}
 	}
-	r := &run{a: a, s: s, obs: obs}
-	if a.tools != nil {
-		r.specs = a.tools.Specs()
+	r := &run{a: a, s: s, obs: obs, cc: a.cfg.Context}
+	// A resumed session names spill files an earlier process wrote.
+	for _, p := range s.spillPaths() {
+		a.cfg.Spill.Adopt(p)
 	}
-	s.Append(Message{Role: RoleUser, Content: prompt})
+	r.tools = r.builtins(a.tools)
+	if r.tools != nil {
+		r.specs = r.tools.Specs()
+	}
+	m := Message{Role: RoleUser, Content: prompt}
+	if !s.hasRequest() {
+		// The user's original request survives every compaction.
+		s.Pin(m)
+	}
+	s.Append(m)
+	r.prompt = &m
 	r.res = r.loop(ctx)
 	res := r.res
+	s.Transcript().end(res)
 	obs(Event{Type: EvEnd, Result: &res})
 	return res
 }
@@ -108,6 +163,7 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 func (r *run) loop(ctx context.Context) Result {
 	cfg := r.a.cfg
 	nudged := false
+	overflowed := false
 	for {
 		if ctx.Err() != nil {
 			return r.end(EndAborted, "")
@@ -121,9 +177,21 @@ func (r *run) loop(ctx context.Context) Result {
 			if ctx.Err() != nil {
 				return r.end(EndAborted, "")
 			}
+			// A window smaller than configured: shrink it, compact, retry
+			// once.
+			if !overflowed && !r.cc.Off && isContextOverflow(err) {
+				overflowed = true
+				r.warn("the prompt did not fit the model's context window; compacting and trying again")
+				if err := r.overflow(ctx); err != nil {
+					return r.end(EndAborted, "")
+				}
+				continue
+			}
 			return r.end(EndError, err.Error())
 		}
+		overflowed = false
 		r.res.Usage = r.res.Usage.Add(end.Usage)
+		r.s.Transcript().usage(end.Usage)
 		u := r.res.Usage
 		r.obs(Event{Type: EvUsage, Usage: &u})
 		msg := end.Message
@@ -153,7 +221,7 @@ func (r *run) loop(ctx context.Context) Result {
 				}
 				nudged = true
 				r.warn("the model sent an empty reply; asking again")
-				r.s.Append(Message{Role: RoleUser, Content: r.emptyNudge()})
+				r.s.Append(Message{Role: RoleUser, Name: nudgeName, Content: r.emptyNudge()})
 				continue
 			}
 			r.s.Append(msg)
@@ -177,6 +245,7 @@ func (r *run) loop(ctx context.Context) Result {
 		if ending, why := r.runCalls(ctx, msg.ToolCalls, oversized, end.StopReason == StopLength); ending != "" {
 			return r.end(ending, why)
 		}
+		r.loadInstructions(ctx, msg.ToolCalls)
 		if r.res.ToolCalls >= cfg.MaxToolCalls {
 			return r.end(EndMaxToolCalls, fmt.Sprintf("stopped after %d tool calls (max_tool_calls)", r.res.ToolCalls))
 		}
@@ -185,7 +254,15 @@ func (r *run) loop(ctx context.Context) Result {
 
 // stream makes one model request and forwards its deltas to the observer.
 func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
-	req := Request{Messages: r.s.Messages(), Tools: r.specs, MaxTokens: r.a.cfg.MaxTokens}
+	r.prune()
+	if err := r.maybeCompact(ctx); err != nil {
+		return nil, err
+	}
+	msgs := r.s.Messages()
+	if tail := r.volatile(); tail != "" {
+		msgs = append(msgs, Message{Role: RoleUser, Content: tail})
+	}
+	req := Request{Messages: msgs, Tools: r.specs, MaxTokens: r.a.cfg.MaxTokens}
 	st, err := r.a.provider.Stream(ctx, req)
 	if err != nil {
 		return nil, err
@@ -214,6 +291,10 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 	}
 	if end == nil {
 		return nil, errors.New("provider stream ended without a message end")
+	}
+	if end.Usage.InputTokens > 0 && !r.a.est.Observe(req, end.Usage.InputTokens) && !r.warnedCut {
+		r.warnedCut = true
+		r.warn(fmt.Sprintf("the server counted %d prompt tokens for a prompt of about %d: it may be cutting the prompt to fit a smaller context window (for Ollama, raise OLLAMA_CONTEXT_LENGTH or num_ctx)", end.Usage.InputTokens, RawTokens(req)))
 	}
 	return end, nil
 }

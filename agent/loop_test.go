@@ -59,7 +59,7 @@ func call(id, name, args string) agent.ToolCall {
 
 // checkPairing asserts invariants 2 and 3 of the model cases: every call
 // has exactly one result, no result lacks a call, ids are unique and set.
-func checkPairing(t *testing.T, msgs []agent.Message) {
+func checkPairing(t testing.TB, msgs []agent.Message) {
 	t.Helper()
 	seen := map[string]bool{}
 	for i, m := range msgs {

@@ -1,0 +1,272 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// DefaultWindow is the context window assumed when neither the
+// configuration nor a probe of the server gives one. It is small on
+// purpose: compacting too early costs a summary, overflowing costs the run.
+const DefaultWindow = 32768
+
+// ContextConfig says how the loop keeps a long session's prompt small and
+// its prefix stable. Zero values take the defaults. Three mechanisms act,
+// from cheapest to dearest:
+//
+//  1. a result over MaxResultBytes is cut, its full text saved to a spill
+//     file the model can read back;
+//  2. when the tool results still shown whole hold more than PruneAbove
+//     tokens, the oldest are replaced by stubs in one batch, down to
+//     PruneTo. Between batches the history only grows at its end, so the
+//     provider's prompt cache keeps hitting; a batch breaks it once;
+//  3. when the prompt passes CompactAt of Window, the model summarises the
+//     conversation and the run goes on from the pinned content, the
+//     summary and the latest turns.
+type ContextConfig struct {
+	// Window is the model's context window in tokens, from the
+	// configuration or ProbeContextWindow (default DefaultWindow).
+	Window int
+	// CompactAt is the share of Window the prompt may reach before the
+	// conversation is compacted (default 0.8).
+	CompactAt float64
+	// PruneAbove is the token count of whole tool results that starts a
+	// pruning batch (default min(16000, Window/4)).
+	PruneAbove int
+	// PruneTo is how many tokens of the latest results a batch leaves
+	// whole (default 30% of PruneAbove: the last two results of 2,000
+	// tokens with the default PruneAbove).
+	PruneTo int
+	// KeepRecent is about how many tokens of the latest turns compaction
+	// keeps verbatim (default Window/8).
+	KeepRecent int
+	// MaxResultBytes caps the text of one tool result; the rest goes to a
+	// spill file (default 16 KiB).
+	MaxResultBytes int
+	// Off sends the full history every turn, as a baseline: no pruning,
+	// no compaction (results are still capped).
+	Off bool
+}
+
+func (c ContextConfig) withDefaults() ContextConfig {
+	if c.Window <= 0 {
+		c.Window = DefaultWindow
+	}
+	if c.CompactAt <= 0 || c.CompactAt >= 1 {
+		c.CompactAt = 0.8
+	}
+	if c.PruneAbove <= 0 {
+		c.PruneAbove = min(16000, c.Window/4)
+	}
+	if c.PruneTo <= 0 || c.PruneTo >= c.PruneAbove {
+		c.PruneTo = c.PruneAbove * 3 / 10
+	}
+	if c.KeepRecent <= 0 {
+		c.KeepRecent = c.Window / 8
+	}
+	if c.MaxResultBytes <= 0 {
+		c.MaxResultBytes = 16 << 10
+	}
+	return c
+}
+
+// Estimator counts the tokens of a request without a tokenizer: about four
+// bytes a token, corrected by the ratio between the server's prompt_tokens
+// and the raw estimate of the last request it reported on.
+type Estimator struct {
+	mu    sync.Mutex
+	ratio float64
+}
+
+// RawTokens estimates a request's prompt tokens at four bytes a token,
+// plus a few tokens of framing per message and per tool.
+func RawTokens(req Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += MessageTokens(m)
+	}
+	for _, t := range req.Tools {
+		n += 8 + (len(t.Name)+len(t.Description)+len(t.Parameters)+3)/4
+	}
+	return n
+}
+
+// MessageTokens estimates one message as sent (reasoning is not sent).
+func MessageTokens(m Message) int {
+	b := len(m.Content)
+	for _, c := range m.ToolCalls {
+		b += len(c.ID) + len(c.Name) + len(c.Arguments) + 8
+	}
+	return 4 + (b+3)/4
+}
+
+// Tokens estimates req, calibrated.
+func (e *Estimator) Tokens(req Request) int { return e.scale(RawTokens(req)) }
+
+func (e *Estimator) scale(raw int) int {
+	e.mu.Lock()
+	r := e.ratio
+	e.mu.Unlock()
+	if r == 0 {
+		return raw
+	}
+	return int(float64(raw)*r + 0.5)
+}
+
+// Observe calibrates the estimator with the server's count for req. It
+// reports false when the count is under half the estimate: no tokenizer
+// packs eight bytes a token, so the server cut the prompt (Ollama does so
+// silently past its num_ctx) or counted only part of it. Such counts are
+// not used, lest compaction never start.
+func (e *Estimator) Observe(req Request, promptTokens int) bool {
+	raw := RawTokens(req)
+	if promptTokens <= 0 || raw < 200 {
+		return true
+	}
+	r := float64(promptTokens) / float64(raw)
+	if r < 0.5 {
+		return raw < 2000
+	}
+	// The latest request holds most of the earlier ones, so its ratio is
+	// the best guess for the next: no averaging.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ratio = min(r, 4)
+	return true
+}
+
+// capResult cuts a result over the cap and saves its full text to the
+// spill store, saying where in the text the model sees.
+func (r *run) capResult(c ToolCall, text string) string {
+	limit := r.cc.MaxResultBytes
+	if len(text) <= limit {
+		return text
+	}
+	cut := tools.Truncate(text, 0, limit)
+	path := r.save(c, text)
+	if path == "" {
+		return cut + fmt.Sprintf("\n[Output cut to about %d of %d bytes; narrow the call to see the rest.]", limit, len(text))
+	}
+	r.s.setSpilled(c.ID, path)
+	return cut + fmt.Sprintf("\n[Output cut to about %d of %d bytes. The full text is in %s: read it with read_file (offset and limit) if you need the rest.]", limit, len(text), path)
+}
+
+// save writes text to the spill store and returns its path, or "".
+func (r *run) save(c ToolCall, text string) string {
+	sp := r.a.cfg.Spill
+	if sp == nil {
+		return ""
+	}
+	path, err := sp.Save(c.Name, []byte(text))
+	if err != nil {
+		r.warn(fmt.Sprintf("could not keep the full output of %s: %v", c.Name, err))
+		return ""
+	}
+	return path
+}
+
+// minStubbed is the smallest result worth replacing by a stub.
+const minStubbed = 250
+
+// prune replaces the oldest whole tool results by stubs, in one batch,
+// once the whole ones hold more than PruneAbove tokens. The results of the
+// last assistant message are never touched: the model has not seen them.
+// A result keeps its place after its call; only its text changes.
+func (r *run) prune() {
+	if r.cc.Off {
+		return
+	}
+	msgs := r.s.Messages()
+	last := -1
+	calls := make(map[string]ToolCall)
+	for i, m := range msgs {
+		if m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
+			last = i
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = c
+			}
+		}
+	}
+	type live struct {
+		i, tokens int
+	}
+	var lives []live
+	total := 0
+	for i, m := range msgs {
+		if m.Role != RoleTool || r.s.isStubbed(m.ToolCallID) {
+			continue
+		}
+		t := r.a.est.scale(MessageTokens(m))
+		if t < minStubbed {
+			continue
+		}
+		lives = append(lives, live{i, t})
+		total += t
+	}
+	if total <= r.cc.PruneAbove {
+		return
+	}
+	stubs := make(map[string]string)
+	for _, l := range lives {
+		if total <= r.cc.PruneTo || l.i > last {
+			break
+		}
+		m := msgs[l.i]
+		stubs[m.ToolCallID] = r.stubText(calls[m.ToolCallID], m)
+		total -= l.tokens
+	}
+	if len(stubs) > 0 {
+		r.s.stub(stubs)
+		r.obs(Event{Type: EvPruned, Text: fmt.Sprintf("replaced %d old tool results by stubs", len(stubs))})
+	}
+}
+
+// stubText is what stays of a pruned result: the call, the size, where
+// the full text is and its first line.
+func (r *run) stubText(c ToolCall, m Message) string {
+	path := r.s.spillPath(m.ToolCallID)
+	if path == "" {
+		path = r.save(ToolCall{ID: m.ToolCallID, Name: m.Name}, m.Content)
+		if path != "" {
+			r.s.setSpilled(m.ToolCallID, path)
+		}
+	}
+	name := m.Name
+	if name == "" {
+		name = c.Name
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Pruned to save context: %s %s returned %d bytes", name, clip(oneLine(c.Arguments), 160), len(m.Content))
+	if m.IsError {
+		b.WriteString(" (an error)")
+	}
+	if path != "" {
+		fmt.Fprintf(&b, ". Full text: %s (read it with read_file if you need it again).", path)
+	} else {
+		b.WriteString(". Run the call again if you need it.")
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(m.Content), "\n")
+	if first != "" {
+		fmt.Fprintf(&b, " It began: %s", clip(first, 120))
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// oneLine folds whitespace runs so a stub stays on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clipRunes cuts s to n bytes at a rune boundary.
+func clipRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

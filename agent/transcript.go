@@ -1,0 +1,321 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A transcript is the append-only record of a session: one JSON object a
+// line (JSONL). It holds what is needed to resume the session and to
+// replay its model turns: every message as it was appended, every
+// rewrite of the history (stubs, compactions), pinned content, the todo
+// list, usage and endings. It never holds the API key: request headers are
+// not recorded, and every string equal to a secret given to the writer is
+// replaced by [REDACTED] before it reaches the disk.
+//
+// A crash can leave the last line cut; LoadSession ignores it, and answers
+// tool calls left without a result, so the session loads and continues.
+
+// TranscriptVersion is written in the header of every transcript.
+const TranscriptVersion = 1
+
+// Record is one line of a transcript.
+type Record struct {
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	// Header (type "session").
+	Version   int    `json:"v,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	Model     string `json:"model,omitempty"`
+
+	Message  *Message          `json:"message,omitempty"`  // message, pin, system
+	Messages []Message         `json:"messages,omitempty"` // replace
+	Stubs    map[string]string `json:"stubs,omitempty"`    // stubs: call id → stub text
+	Todos    []Todo            `json:"todos,omitempty"`    // todos
+	Usage    *Usage            `json:"usage,omitempty"`    // usage
+	Result   *Result           `json:"result,omitempty"`   // end
+	CallID   string            `json:"callId,omitempty"`   // spill
+	Path     string            `json:"path,omitempty"`     // spill
+}
+
+// Record types.
+const (
+	recSession = "session"
+	recMessage = "message"
+	recReplace = "replace"
+	recStubs   = "stubs"
+	recPin     = "pin"
+	recTodos   = "todos"
+	recUsage   = "usage"
+	recEnd     = "end"
+	recSpill   = "spill"
+	recSystem  = "system"
+)
+
+// TranscriptHeader describes a new transcript.
+type TranscriptHeader struct {
+	Workspace string
+	Model     string
+}
+
+// Transcript appends records to a session's file. Writes are not synced
+// one by one (a process crash loses nothing the kernel has); the file is
+// synced after the header, every compaction and every ending, so a power
+// loss costs at most the current run. The first write error is kept and
+// the transcript stops writing; Err reports it.
+type Transcript struct {
+	mu      sync.Mutex
+	f       *os.File
+	path    string
+	secrets []string
+	err     error
+	now     func() time.Time
+}
+
+// SessionsDir is where transcripts go: $XDG_STATE_HOME/agent-lsp/sessions,
+// or ~/.local/state/agent-lsp/sessions.
+func SessionsDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "agent-lsp", "sessions"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "agent-lsp", "sessions"), nil
+}
+
+// NewSessionID returns a new id that sorts by time: 20260102-150405-a1b2c3.
+func NewSessionID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// TranscriptPath is the file of session id under dir.
+func TranscriptPath(dir, id string) (string, error) {
+	if !safeID(id) || strings.HasPrefix(id, ".") {
+		return "", fmt.Errorf("bad session id %q", id)
+	}
+	return filepath.Join(dir, id+".jsonl"), nil
+}
+
+// CreateTranscript starts the transcript of a new session id under dir.
+// secrets (the API key, header values) are scrubbed from every record.
+func CreateTranscript(dir, id string, h TranscriptHeader, secrets ...string) (*Transcript, error) {
+	path, err := TranscriptPath(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	t := newTranscript(f, path, secrets)
+	t.write(Record{Type: recSession, Version: TranscriptVersion, ID: id, Workspace: h.Workspace, Model: h.Model})
+	t.sync()
+	return t, t.Err()
+}
+
+// appendTranscript opens an existing transcript to continue it. A cut
+// last line is dropped first, so the next record starts on its own line
+// and the file stays readable.
+func appendTranscript(path string, secrets []string) (*Transcript, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	if err := endLastLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	return newTranscript(f, path, secrets), nil
+}
+
+// endLastLine makes the file end with a newline: a last line that is a
+// whole record gets one, a cut one is truncated away.
+func endLastLine(f *os.File) error {
+	data, err := os.ReadFile(f.Name())
+	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
+		return err
+	}
+	i := bytes.LastIndexByte(data, '\n') + 1
+	if json.Valid(data[i:]) {
+		_, err := f.Write([]byte("\n"))
+		return err
+	}
+	return f.Truncate(int64(i))
+}
+
+func newTranscript(f *os.File, path string, secrets []string) *Transcript {
+	t := &Transcript{f: f, path: path, now: time.Now}
+	for _, s := range secrets {
+		// Short values would scrub ordinary words; keys are long.
+		if len(s) >= 8 {
+			t.secrets = append(t.secrets, s)
+		}
+	}
+	return t
+}
+
+// Path is the transcript's file.
+func (t *Transcript) Path() string { return t.path }
+
+// Err returns the first write error.
+func (t *Transcript) Err() error {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// Close syncs and closes the file.
+func (t *Transcript) Close() error {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return t.err
+	}
+	err := t.f.Sync()
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	t.f = nil
+	return err
+}
+
+func (t *Transcript) write(rec Record) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil || t.f == nil {
+		return
+	}
+	rec.Time = t.now().UTC()
+	line, err := json.Marshal(rec)
+	if err != nil {
+		t.err = fmt.Errorf("transcript: %w", err)
+		return
+	}
+	line = t.scrub(line)
+	if _, err := t.f.Write(append(line, '\n')); err != nil {
+		t.err = fmt.Errorf("transcript: %w", err)
+	}
+}
+
+// scrub replaces each secret, raw or as JSON escapes it, by [REDACTED].
+func (t *Transcript) scrub(line []byte) []byte {
+	for _, s := range t.secrets {
+		q, _ := json.Marshal(s)
+		esc := q[1 : len(q)-1]
+		line = bytes.ReplaceAll(line, esc, []byte("[REDACTED]"))
+		line = bytes.ReplaceAll(line, []byte(s), []byte("[REDACTED]"))
+	}
+	return line
+}
+
+func (t *Transcript) sync() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f != nil && t.err == nil {
+		if err := t.f.Sync(); err != nil {
+			t.err = fmt.Errorf("transcript: %w", err)
+		}
+	}
+}
+
+func (t *Transcript) message(m Message) { t.write(Record{Type: recMessage, Message: &m}) }
+func (t *Transcript) pin(m Message)     { t.write(Record{Type: recPin, Message: &m}) }
+func (t *Transcript) system(text string) {
+	t.write(Record{Type: recSystem, Message: &Message{Role: RoleSystem, Content: text}})
+}
+func (t *Transcript) todos(ts []Todo) {
+	if ts == nil {
+		ts = []Todo{}
+	}
+	t.write(Record{Type: recTodos, Todos: ts})
+}
+func (t *Transcript) stubs(s map[string]string) { t.write(Record{Type: recStubs, Stubs: s}) }
+func (t *Transcript) spill(id, path string)     { t.write(Record{Type: recSpill, CallID: id, Path: path}) }
+func (t *Transcript) usage(u Usage) {
+	if u != (Usage{}) {
+		t.write(Record{Type: recUsage, Usage: &u})
+	}
+}
+func (t *Transcript) replace(ms []Message) {
+	t.write(Record{Type: recReplace, Messages: ms})
+	t.sync()
+}
+func (t *Transcript) end(r Result) {
+	t.write(Record{Type: recEnd, Result: &r})
+	t.sync()
+}
+
+// ReadTranscript reads every record of a transcript. Lines that are cut
+// or not JSON (a crash while writing, a disk that lost a block) are
+// skipped and reported by damaged: the session must still load. Only an
+// unreadable file is an error.
+func ReadTranscript(path string) (recs []Record, damaged bool, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(line, &rec); err != nil || rec.Type == "" {
+			damaged = true
+			continue
+		}
+		recs = append(recs, rec)
+	}
+	return recs, damaged, nil
+}
+
+// errNoHeader marks a file that is not a transcript.
+var errNoHeader = errors.New("not an agent-lsp transcript (no session header)")
+
+// scanHeader reads the first line of a transcript.
+func scanHeader(path string) (Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Record{}, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	if !sc.Scan() {
+		return Record{}, errNoHeader
+	}
+	var rec Record
+	if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != recSession {
+		return Record{}, errNoHeader
+	}
+	return rec, nil
+}
