@@ -50,6 +50,16 @@ type Config struct {
 	Permissions permission.Permissions `toml:"permissions"`
 	Rules       permission.Config      `toml:"-"`
 
+	// ContextWindow is the model's context window in tokens; 0 probes the
+	// server (Ollama, llama.cpp) and falls back to 32768.
+	ContextWindow int `toml:"context_window"`
+	// CompactAt is the share of the window the prompt may fill before the
+	// conversation is summarised (default 0.8).
+	CompactAt float64 `toml:"compact_at"`
+	// MaxResultBytes caps one tool result sent to the model; the full
+	// text goes to a file the model can read back (default 16384).
+	MaxResultBytes int `toml:"max_result_bytes"`
+
 	// Sandbox is the [sandbox] table: how the bash tool's commands are
 	// confined.
 	Sandbox Sandbox `toml:"sandbox"`
@@ -224,7 +234,10 @@ func Load(src Sources) (Config, []string, error) {
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel
 	}
-	if cfg.MaxTurns < 0 || cfg.MaxToolCalls < 0 || cfg.MaxTokens < 0 {
+	if cfg.CompactAt < 0 || cfg.CompactAt >= 1 {
+		return cfg, warnings, errors.New("compact_at must be between 0 and 1 (a share of the context window)")
+	}
+	if cfg.MaxTurns < 0 || cfg.MaxToolCalls < 0 || cfg.MaxTokens < 0 || cfg.ContextWindow < 0 || cfg.MaxResultBytes < 0 {
 		return cfg, warnings, errors.New("limits must not be negative")
 	}
 	return cfg, warnings, nil
@@ -249,6 +262,15 @@ func (c *Config) mergeWorkspace(ws Config) {
 	}
 	if ws.Sandbox.networkOff {
 		c.Sandbox.Network = false
+	}
+	if ws.ContextWindow != 0 {
+		c.ContextWindow = ws.ContextWindow
+	}
+	if ws.CompactAt != 0 {
+		c.CompactAt = ws.CompactAt
+	}
+	if ws.MaxResultBytes != 0 {
+		c.MaxResultBytes = ws.MaxResultBytes
 	}
 }
 

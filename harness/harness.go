@@ -6,11 +6,13 @@
 package harness
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,9 +62,21 @@ type Harness struct {
 	Sandbox    *sandbox.Sandbox
 	SandboxErr error
 	// Spill keeps full outputs that were cut for the model.
-	Spill   *tools.Spill
-	Guard   *agent.Guard
-	closers []func() error
+	Spill *tools.Spill
+	Guard *agent.Guard
+	// Tools and AgentConfig are what Agent was built from (replay reuses
+	// them).
+	Tools       agent.Tools
+	AgentConfig agent.Config
+	// System is the system prompt: the rules, AGENTS.md, the skills list.
+	System string
+	// Store records every session as a transcript, to resume and replay.
+	Store *agent.Store
+	// Warnings are problems worth showing (skills that did not load).
+	Warnings []string
+
+	root, model string
+	closers     []func() error
 }
 
 // DefaultStateDir is $XDG_STATE_HOME/agent-lsp, or ~/.local/state/agent-lsp.
@@ -234,12 +248,6 @@ func New(opts Options) (_ *Harness, err error) {
 	if h.Sandbox != nil {
 		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Redact: secretValues(os.Environ(), cfg.APIKey)}))
 	}
-	// Write tools go here: when ws is a tools.Editor, register
-	// tools.FileTools(ed, nil, h.Spill) instead of ReadOnlyTools, so that
-	// read_file can read h.Spill's files (the bash results name them) and
-	// write_file/str_replace share its reads. The guard already checks
-	// their paths (CheckPath with write set) and allows reads of h.Spill's
-	// files.
 
 	h.Guard = agent.NewGuard(agent.GuardOptions{
 		Engine:   h.Engine,
@@ -252,10 +260,16 @@ func New(opts Options) (_ *Harness, err error) {
 	disp := tools.NewDispatcher(h.Registry,
 		tools.WithGuard(h.Guard),
 		tools.WithLogger(log),
+		// The loop caps each result for the model and spills the rest, so
+		// the dispatcher's cap only bounds memory.
+		tools.WithMaxOutput(1<<20),
 		// bash stops its own commands at their timeout; the dispatcher's
 		// deadline is the backstop.
 		tools.WithToolTimeout("bash", tools.BashMaxTimeout+time.Minute),
 	)
+	// Subagents (the task tool) get the read-only tools behind the same
+	// guard, and their own fresh context.
+	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log))
 	provider := agent.NewOpenAI(agent.OpenAIConfig{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,
@@ -263,11 +277,35 @@ func New(opts Options) (_ *Harness, err error) {
 		Headers:     cfg.Headers,
 		IdleTimeout: cfg.IdleTimeout.Duration,
 	})
-	h.Agent = agent.New(provider, agent.NewToolSet(disp), agent.Config{
+
+	instructions, err := agent.LoadInstructions(opts.Root)
+	if err != nil {
+		log.Warn("AGENTS.md not read", "err", err)
+	}
+	skills, skillErrs := agent.LoadSkills(opts.Root)
+	for _, e := range skillErrs {
+		log.Warn("Skill not loaded", "err", e)
+		h.Warnings = append(h.Warnings, e.Error())
+	}
+	acfg := agent.Config{
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxTokens:    cfg.MaxTokens,
-	})
+		Context: agent.ContextConfig{
+			Window:         contextWindow(cfg, state, log),
+			CompactAt:      cfg.CompactAt,
+			MaxResultBytes: cfg.MaxResultBytes,
+		},
+		Spill:    h.Spill,
+		Root:     opts.Root,
+		Skills:   skills,
+		Subagent: &agent.SubagentConfig{Tools: agent.NewToolSet(subDisp)},
+	}
+	h.Tools, h.AgentConfig = agent.NewToolSet(disp), acfg
+	h.Agent = agent.New(provider, h.Tools, acfg)
+	h.System = agent.BuildSystemPrompt(opts.Root, append(h.Registry.Names(), agent.BuiltinNames(acfg)...), instructions, skills)
+	h.Store = agent.NewStore(SessionsDir(state), secrets(cfg)...)
+	h.root, h.model = opts.Root, cfg.Model
 	return h, nil
 }
 
@@ -284,10 +322,59 @@ func pruneOld(dir string, keep time.Duration) {
 	}
 }
 
-// NewSession starts a conversation with the system prompt for this
-// workspace and tool set.
-func (h *Harness) NewSession(id, root string) *agent.Session {
-	return agent.NewSession(id, agent.SystemPrompt(root, h.Registry.Names()))
+// NewSession starts a recorded conversation with the system prompt for
+// this workspace and tool set. When the transcript cannot be created the
+// session still runs, unrecorded, and the error says why.
+func (h *Harness) NewSession() (*agent.Session, error) {
+	s, err := h.Store.Create(h.System, agent.TranscriptHeader{Workspace: h.root, Model: h.model})
+	if err != nil {
+		return agent.NewSession(agent.NewSessionID(), h.System), fmt.Errorf("session not recorded: %w", err)
+	}
+	return s, nil
+}
+
+// ResumeSession continues a recorded session (an id, a unique prefix of
+// one, or "last") with today's tools and instructions.
+func (h *Harness) ResumeSession(id string) (*agent.Session, error) {
+	l, err := h.Store.Resume(id, h.System)
+	if err != nil {
+		return nil, err
+	}
+	return l.Session, nil
+}
+
+// SessionsDir is where transcripts are kept under stateDir.
+func SessionsDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+
+// contextWindow is the configured window, else the one the server reports
+// (probed once and cached for a day), else 0 for the default.
+func contextWindow(cfg config.Config, state string, log *slog.Logger) int {
+	if cfg.ContextWindow > 0 {
+		return cfg.ContextWindow
+	}
+	cache := &agent.WindowCache{Path: filepath.Join(state, "windows.json"), TTL: 24 * time.Hour}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	n, err := cache.Window(ctx, &http.Client{Timeout: 3 * time.Second}, cfg.BaseURL, cfg.Model, cfg.APIKey)
+	if err != nil {
+		log.Debug("Context window not probed; using the default", "err", err)
+		return 0
+	}
+	return n
+}
+
+// secrets are the values no transcript may hold.
+func secrets(cfg config.Config) []string {
+	var out []string
+	if cfg.APIKey != "" {
+		out = append(out, cfg.APIKey)
+	}
+	for _, v := range cfg.Headers {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Close releases what the harness holds.

@@ -35,6 +35,10 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCmd(args, stdin, stdout, stderr)
 	case "policy":
 		return policyCmd(args, stdin, stdout, stderr)
+	case "sessions":
+		return sessionsCmd(args, stdout, stderr)
+	case "replay":
+		return replayCmd(args, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
 	case "version", "--version", "-v":
@@ -53,6 +57,9 @@ const usage = `agent-lsp: a coding agent inside your editor.
 
 Usage:
   agent-lsp run [flags] PROMPT   run one agent session headless ("-" reads the prompt from stdin)
+  agent-lsp run --resume ID ...  continue a recorded session ("last" for the latest)
+  agent-lsp sessions [--json]    list recorded sessions: id, age, size, first prompt
+  agent-lsp replay SESSION       run a session's recorded model turns again and report differing tool results
   agent-lsp policy -- COMMAND    show what the permission rules say about a shell command, and why
   agent-lsp doctor [flags]       show the endpoint, model, workspace and sandbox it would use, and check them
   agent-lsp version              print the version

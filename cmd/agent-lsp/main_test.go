@@ -42,9 +42,15 @@ type runOut struct {
 // no inherited endpoint or key.
 func runBinary(t *testing.T, dir string, args ...string) runOut {
 	t.Helper()
+	return runBinaryEnv(t, dir, nil, args...)
+}
+
+// runBinaryEnv is runBinary with extra environment variables.
+func runBinaryEnv(t *testing.T, dir string, env []string, args ...string) runOut {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -26,6 +26,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var common commonFlags
 	common.register(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout")
+	resume := fs.String("resume", "", "continue a recorded session: its id, a unique prefix of it, or \"last\" (see agent-lsp sessions)")
 	var ask askFlag
 	fs.Var(&ask, "ask", "answer calls that need approval: deny or allow (default: ask on the terminal when stdin is one, else deny)")
 	fs.Usage = func() {
@@ -81,14 +82,29 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	var conv *agent.Session
+	if *resume != "" {
+		if conv, err = h.ResumeSession(*resume); err != nil {
+			fmt.Fprintf(stderr, "agent-lsp: resume: %v\n", err)
+			return exitUsage
+		}
+	} else if conv, err = h.NewSession(); err != nil {
+		fmt.Fprintf(stderr, "agent-lsp: warning: %v\n", err)
+	}
+	defer conv.Transcript().Close()
+
 	var obs agent.Observer
 	if *jsonOut {
 		obs = jsonObserver(stdout)
+		_ = json.NewEncoder(stdout).Encode(map[string]string{"type": "session", "sessionId": conv.ID})
 	} else {
 		obs = textObserver(stdout, stderr)
 	}
-	res := h.Agent.Run(ctx, h.NewSession("run", ws), prompt, obs)
+	res := h.Agent.Run(ctx, conv, prompt, obs)
 	if !*jsonOut {
+		if conv.Transcript() != nil {
+			fmt.Fprintf(stderr, "agent-lsp: session %s (continue with --resume %s)\n", conv.ID, conv.ID)
+		}
 		fmt.Fprintln(stderr, summary(res))
 	}
 	if res.Reason == agent.EndTurn {
@@ -128,6 +144,12 @@ func textObserver(stdout, stderr io.Writer) agent.Observer {
 			fmt.Fprintf(stderr, "  %s %s\n", mark, oneLine(ev.Tool.Result, 120))
 		case agent.EvWarning:
 			fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", ev.Text)
+		case agent.EvTodos:
+			fmt.Fprintf(stderr, "todos:\n%s\n", strings.TrimRight(agent.FormatTodos(ev.Todos), "\n"))
+		case agent.EvCompaction:
+			if c := ev.Compaction; c != nil {
+				fmt.Fprintf(stderr, "agent-lsp: context compacted: about %d → %d tokens\n", c.TokensBefore, c.TokensAfter)
+			}
 		case agent.EvEnd:
 			if !atLineStart {
 				fmt.Fprintln(stdout)
