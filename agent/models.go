@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -15,24 +14,9 @@ func ListModels(ctx context.Context, client *http.Client, baseURL, apiKey string
 	if client == nil {
 		client = http.DefaultClient
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(baseURL, "/")+"/models", nil)
+	body, err := probeGet(ctx, client, http.MethodGet, strings.TrimRight(baseURL, "/")+"/models", apiKey, nil)
 	if err != nil {
 		return nil, err
-	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s/models: %s: %s", baseURL, resp.Status, strings.TrimSpace(string(body[:min(len(body), 300)])))
 	}
 	var list struct {
 		Data []struct {

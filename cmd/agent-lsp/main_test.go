@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -48,9 +49,17 @@ func runBinary(t *testing.T, dir string, args ...string) runOut {
 // runBinaryEnv is runBinary with extra environment variables.
 func runBinaryEnv(t *testing.T, dir string, env []string, args ...string) runOut {
 	t.Helper()
+	return execBinary(t, dir, env, nil, args...)
+}
+
+// execBinary runs the binary in dir with a clean environment plus env,
+// and stdin (nil: none).
+func execBinary(t *testing.T, dir string, env []string, stdin io.Reader, args ...string) runOut {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}, env...)
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

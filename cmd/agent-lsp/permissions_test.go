@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,21 +28,7 @@ deny = ["rm *", "sudo *", "curl *", "wget *", "git push*"]
 // runBinary.
 func runStdin(t *testing.T, dir, stdin string, args ...string) runOut {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return runOut{out.String(), errb.String(), code}
+	return execBinary(t, dir, nil, strings.NewReader(stdin), args...)
 }
 
 type corpusRow struct {
