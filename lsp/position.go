@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -53,6 +54,17 @@ type Mapper struct {
 // NewMapper indexes text.
 func NewMapper(text string) *Mapper {
 	lines := make([]int, 1, 1+len(text)/40)
+	if strings.IndexByte(text, '\r') < 0 {
+		// The common case: only \n, found with the vectorized IndexByte.
+		for i := 0; ; {
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				return &Mapper{text: text, lines: lines}
+			}
+			i += j + 1
+			lines = append(lines, i)
+		}
+	}
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '\n':

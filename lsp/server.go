@@ -118,12 +118,14 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-time.After(10 * time.Second):
 		s.log.Warn("Runs still going 10s after the client left")
 	}
+	// Closing stdin may not interrupt a blocked read: give the connection
+	// a moment to drain, then return (the process exits).
+	rwc.Close()
 	closed := make(chan struct{})
 	go func() { _ = s.conn.Close(); close(closed) }()
-	rwc.Close()
 	select {
 	case <-closed:
-	case <-time.After(2 * time.Second):
+	case <-time.After(200 * time.Millisecond):
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -308,27 +310,23 @@ type watchStream struct {
 }
 
 func (w *watchStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	for {
+	for skipped := 0; ; skipped++ {
 		msg, n, err := w.Stream.Read(ctx)
 		if err == nil {
 			return msg, n, nil
 		}
-		if n > 0 && isDecodeError(err) {
+		var je *jsonrpc2.Error
+		if errors.As(err, &je) && skipped < 1000 {
+			// The frame was read whole but is not a JSON-RPC message:
+			// answer with an error (id null) and go on.
 			w.s.log.Warn("Skipped a malformed message", "error", err)
+			_, _ = w.Stream.Write(ctx, jsonrpc2.NewResponse(jsonrpc2.ID{}, nil, je))
 			continue
 		}
+		w.s.log.Debug("Input ended", "error", err)
 		w.onEnd()
 		return msg, n, err
 	}
-}
-
-func isDecodeError(err error) bool {
-	var je *jsonrpc2.Error
-	if errors.As(err, &je) {
-		return true
-	}
-	var se *json.SyntaxError
-	return errors.As(err, &se)
 }
 
 // Workspace returns the editor workspace (nil before initialize).

@@ -207,6 +207,28 @@ func (e *Env) Sync() {
 	}
 }
 
+// Edit replaces r (UTF-16 positions) in name's buffer with text and sends
+// the incremental didChange.
+func (e *Env) Edit(name string, r lsp.Range, text string) {
+	u := e.URI(name)
+	e.mu.Lock()
+	b, ok := e.bufs[u]
+	if !ok {
+		e.mu.Unlock()
+		e.T.Fatalf("edit %s: not open", name)
+	}
+	m := lsp.NewMapper(b.text)
+	a, z := m.Offset(lsp.UTF16, r.Start), m.Offset(lsp.UTF16, r.End)
+	b.text = b.text[:a] + text + b.text[z:]
+	b.version++
+	v := b.version
+	e.mu.Unlock()
+	e.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": v},
+		"contentChanges": []any{map[string]any{"range": r, "text": text}},
+	})
+}
+
 // Text returns the editor's buffer for name.
 func (e *Env) Text(name string) (string, int32, bool) {
 	e.mu.Lock()
