@@ -193,9 +193,9 @@ func TestStdioMalformed(t *testing.T) {
 	p := start(t)
 	initialize(p, 1)
 	for _, body := range []string{
-		`{"jsonrpc":"2.0","id":5,"method":`,         // truncated JSON
-		`[]`,                                         // empty batch
-		`"just a string"`,                            // not an object
+		`{"jsonrpc":"2.0","id":5,"method":`, // truncated JSON
+		`[]`,                                // empty batch
+		`"just a string"`,                   // not an object
 		`{"jsonrpc":"2.0","id":6,"method":"agent/prompt","params":[1,2]}`, // params of the wrong shape
 		`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":7}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"textDocument/codeAction","params":null}`,
