@@ -104,7 +104,7 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 		cfg.MaxTurns = lim.maxTurns
 	}
 	if lim.onlyPath != "" {
-		ws = s.ws.limitTo(lim.onlyPath)
+		ws = s.ws.LimitTo(lim.onlyPath)
 	}
 	h, err := harness.New(harness.Options{Root: s.root, Config: cfg, Workspace: ws, Approver: s.approver})
 	if err != nil {

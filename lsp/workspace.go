@@ -49,8 +49,8 @@ func newWorkspace(s *Server, root string) (*Workspace, error) {
 	return &Workspace{s: s, disk: disk, ed: &editedSet{files: make(map[string][]byte)}}, nil
 }
 
-// limitTo returns a view of w whose ApplyEdit only accepts path.
-func (w *Workspace) limitTo(path string) *Workspace {
+// LimitTo returns a view of w whose ApplyEdit only accepts the absolute path.
+func (w *Workspace) LimitTo(path string) *Workspace {
 	return &Workspace{s: w.s, disk: w.disk, only: path, ed: w.ed}
 }
 
