@@ -93,7 +93,7 @@ func (s *Server) buildEdit(ctx context.Context, w *Workspace, rel, abs string, c
 		}
 		m = NewMapper(string(cur))
 	}
-	edits := toEdits(m, enc, spans(string(c.Old), c))
+	edits := toEdits(m, enc, spans(c))
 	if !caps.documentChanges {
 		p.Edit.Changes = map[string][]textEdit{u: edits}
 		return p, false, nil

@@ -31,7 +31,7 @@ const refineLimit = 4 << 10
 // spans returns the minimal replacements that turn old into c.New: the
 // change's own Replacements when it has them, else a line diff refined
 // per hunk. nil means nothing changed.
-func spans(old string, c tools.Change) []span {
+func spans(c tools.Change) []span {
 	if len(c.Replacements) > 0 {
 		out := make([]span, 0, len(c.Replacements))
 		for _, r := range c.Replacements {
@@ -39,7 +39,7 @@ func spans(old string, c tools.Change) []span {
 		}
 		return out
 	}
-	return diffSpans(old, string(c.New))
+	return diffSpans(string(c.Old), string(c.New))
 }
 
 // diffSpans diffs old and new by lines, then by characters inside small

@@ -15,8 +15,9 @@ import (
 	"time"
 )
 
-// binary is the real agent-lsp, built once.
-var binary string
+// binary is the real agent-lsp, built once; floor the minimal server the
+// initialize benchmark compares it with.
+var binary, floor string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agent-lsp-bin")
@@ -26,6 +27,11 @@ func TestMain(m *testing.M) {
 	binary = filepath.Join(dir, "agent-lsp")
 	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/agent-lsp").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	floor = filepath.Join(dir, "floor")
+	if out, err := exec.Command("go", "build", "-o", floor, "./testdata/floor").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the floor server: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	code := m.Run()
