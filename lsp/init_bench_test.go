@@ -85,4 +85,3 @@ func vmRSS(pid int) int64 {
 	}
 	return 0
 }
-
