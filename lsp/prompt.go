@@ -82,6 +82,12 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	}
 	res := se.h.Agent.Run(runCtx, se.as, prompt, obs)
 	prog.end(string(res.Reason))
+	if lim.onlyPath != "" || lim.maxTurns > 0 {
+		// A code action's session is one run; it is not continued.
+		s.mu.Lock()
+		delete(s.sessions, se.id)
+		s.mu.Unlock()
+	}
 	out := &PromptResult{SessionID: se.id, Reason: string(res.Reason), Turns: res.Turns, ToolCalls: res.ToolCalls, Text: res.Text, Error: res.Error}
 	out.Usage.InputTokens, out.Usage.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
 	return out, nil

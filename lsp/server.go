@@ -129,6 +129,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ws != nil {
+		_ = s.ws.disk.Close()
+	}
 	if s.shutdown {
 		return 0
 	}

@@ -34,11 +34,15 @@ type Workspace struct {
 	ed *editedSet
 }
 
-// editedSet records the files not open in the editor that the agent
-// edited, with the content sent, until Sync puts them on disk.
+// editedSet records the files the agent edited since the last Sync.
 type editedSet struct {
 	mu    sync.Mutex
-	files map[string][]byte
+	files map[string]editRecord // by absolute path
+}
+
+type editRecord struct {
+	data []byte // the content sent
+	open bool   // the file was open in the editor
 }
 
 func newWorkspace(s *Server, root string) (*Workspace, error) {
@@ -46,7 +50,7 @@ func newWorkspace(s *Server, root string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{s: s, disk: disk, ed: &editedSet{files: make(map[string][]byte)}}, nil
+	return &Workspace{s: s, disk: disk, ed: &editedSet{files: make(map[string]editRecord)}}, nil
 }
 
 // LimitTo returns a view of w whose ApplyEdit only accepts the absolute path.
@@ -111,6 +115,7 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 	if w.only != "" && abs != w.only {
 		return fmt.Errorf("edit %s: %w", rel, ErrOtherFile)
 	}
+	_, wasOpen := w.s.docs.byPath(abs)
 	params, direct, err := w.s.buildEdit(ctx, w, rel, abs, c)
 	if err != nil {
 		return err
@@ -121,17 +126,16 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 	if err := w.s.sendEdit(ctx, params); err != nil {
 		return fmt.Errorf("apply edit %s: %w", rel, err)
 	}
-	if d, ok := w.s.docs.byPath(abs); ok {
+	w.ed.mu.Lock()
+	w.ed.files[abs] = editRecord{data: c.New, open: wasOpen}
+	w.ed.mu.Unlock()
+	if d, ok := w.s.docs.byPath(abs); ok && wasOpen {
 		// Most clients send didChange before answering; wait a little
 		// for the ones that do not, so a re-read sees the edit.
 		want := string(c.New)
 		if d.text != want {
 			w.s.docs.waitPath(ctx, abs, time.Second, func(d snapshot) bool { return d.text == want })
 		}
-	} else {
-		w.ed.mu.Lock()
-		w.ed.files[abs] = c.New
-		w.ed.mu.Unlock()
 	}
 	return nil
 }
@@ -158,12 +162,14 @@ func (w *Workspace) writeDisk(rel, abs string, data []byte) error {
 
 // Sync makes the files the agent edited be on disk as the editor shows
 // them, before a shell command reads them: a client that declares
-// experimental.agentLsp.saveRequest is asked to save them
+// experimental.agentLsp.saveRequest is asked to save all of them
 // (agent/saveDocuments); otherwise the server writes the edited files that
-// are not open in the editor itself.
+// were not open in the editor itself (their buffer's text if the editor
+// has opened them since). Open documents of such clients stay unsaved:
+// writing under an open buffer would fight the editor.
 func (w *Workspace) Sync(ctx context.Context) error {
 	w.ed.mu.Lock()
-	edited := make(map[string][]byte, len(w.ed.files))
+	edited := make(map[string]editRecord, len(w.ed.files))
 	for k, v := range w.ed.files {
 		edited[k] = v
 	}
@@ -184,7 +190,11 @@ func (w *Workspace) Sync(ctx context.Context) error {
 			return fmt.Errorf("save documents: %w", err)
 		}
 	} else {
-		for abs, data := range edited {
+		for abs, rec := range edited {
+			if rec.open {
+				continue
+			}
+			data := rec.data
 			if d, ok := w.s.docs.byPath(abs); ok {
 				data = []byte(d.text)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -330,5 +331,84 @@ func TestApproverTimeoutDenies(t *testing.T) {
 	got, err := e.Server.Approver().Approve(context.Background(), agent.ApprovalRequest{Tool: "bash", Subject: "make"})
 	if err != nil || got != agent.Deny {
 		t.Fatalf("got %v %v", got, err)
+	}
+}
+
+func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	m := model(t)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	arrived := 0
+	both := make(chan struct{})
+	m.SetFunc(func(r agenttest.ChatRequest) agenttest.Reply {
+		mu.Lock()
+		arrived++
+		if arrived == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		<-release
+		last, _ := r.Messages[len(r.Messages)-1]["content"].(string)
+		return agenttest.Reply{Text: "answer to " + last}
+	})
+	e := lsptest.Connect(t, nil, initOpts(m))
+	results := make(chan lsp.PromptResult, 2)
+	for _, id := range []string{"a", "b"} {
+		go func() {
+			var res lsp.PromptResult
+			if err := e.Call(lsp.MethodPrompt, lsp.PromptParams{Prompt: "q" + id, SessionID: id}, &res); err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	<-both // both runs reached the model at once
+	// A second prompt to a running session is refused.
+	err := e.Call(lsp.MethodPrompt, lsp.PromptParams{Prompt: "again", SessionID: "a"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("busy session: %v", err)
+	}
+	close(release)
+	got := map[string]string{}
+	for range 2 {
+		r := <-results
+		got[r.SessionID] = r.Text
+	}
+	if got["a"] != "answer to qa" || got["b"] != "answer to qb" {
+		t.Fatalf("results %v", got)
+	}
+}
+
+func TestApproverOneAtATime(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	outstanding, most := 0, 0
+	e := lsptest.Connect(t, nil, lsptest.Options{OnShowMessageRequest: func(ctx context.Context, e *lsptest.Env, p json.RawMessage) any {
+		mu.Lock()
+		outstanding++
+		most = max(most, outstanding)
+		mu.Unlock()
+		defer func() { mu.Lock(); outstanding--; mu.Unlock() }()
+		// Another prompt must not arrive while this one is shown: wait
+		// for a request count change or answer after one round trip.
+		e.Sync()
+		return map[string]string{"title": lsp.ActionAllow}
+	}})
+	ap := e.Server.Approver()
+	var wg sync.WaitGroup
+	for i := range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := ap.Approve(context.Background(), agent.ApprovalRequest{Tool: "bash", Subject: fmt.Sprint("cmd ", i)})
+			if err != nil || got != agent.Allow {
+				t.Errorf("got %v %v", got, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if most != 1 {
+		t.Fatalf("%d prompts were shown at once", most)
 	}
 }
