@@ -350,11 +350,13 @@ type reqIDKey struct{}
 // retained. Call done when the request ends.
 func (s *Server) detach(ctx context.Context) (context.Context, func()) {
 	id, _ := ctx.Value(reqIDKey{}).(jsonrpc2.ID)
-	jsonrpc2.Async(ctx)
 	rctx, cancel := context.WithCancel(s.ctx)
+	// Registered before the read loop moves on, so a $/cancelRequest that
+	// follows right behind the request finds it.
 	s.mu.Lock()
 	s.inflight[id] = cancel
 	s.mu.Unlock()
+	jsonrpc2.Async(ctx)
 	return rctx, func() {
 		s.mu.Lock()
 		delete(s.inflight, id)
