@@ -127,4 +127,3 @@ func applyEdits(text string, edits []TextEdit) (string, error) {
 	b.WriteString(text[last:])
 	return b.String(), nil
 }
-
