@@ -57,7 +57,17 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	runCtx, cancel := context.WithCancel(ctx)
 	se.running, se.cancel = true, cancel
 	se.mu.Unlock()
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		cancel()
+		se.mu.Lock()
+		se.running, se.cancel = false, nil
+		se.mu.Unlock()
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is exiting")
+	}
 	s.runs.Add(1)
+	s.mu.Unlock()
 	stopAfter := context.AfterFunc(s.ctx, cancel)
 	defer func() {
 		stopAfter()

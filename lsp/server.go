@@ -54,6 +54,7 @@ type Server struct {
 	mu          sync.Mutex
 	initialized bool
 	shutdown    bool
+	closing     bool
 	enc         Encoding
 	caps        clientCaps
 	root        string
@@ -111,6 +112,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-ctx.Done():
 	}
 	s.stop()
+	s.mu.Lock()
+	s.closing = true // no run starts after this
+	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.runs.Wait(); close(done) }()
 	select {
