@@ -142,6 +142,9 @@ func (s *Server) cancelSession(id string) {
 	}
 }
 
+// maxContextBytes is the largest document included whole in a prompt.
+const maxContextBytes = 64 << 10
+
 // withContext adds the document and selection the prompt is about.
 func (s *Server) withContext(ctx context.Context, p PromptParams) string {
 	if p.TextDocument == nil || p.TextDocument.URI == "" {
@@ -165,7 +168,11 @@ func (s *Server) withContext(ctx context.Context, p PromptParams) string {
 	//   reads.MarkRead(rel, []byte(text))
 	var b strings.Builder
 	b.WriteString(p.Prompt)
-	fmt.Fprintf(&b, "\n\nThe user is looking at %s (as the editor shows it, including unsaved changes):\n```\n%s\n```\n", rel, text)
+	if len(text) <= maxContextBytes {
+		fmt.Fprintf(&b, "\n\nThe user is looking at %s (as the editor shows it, including unsaved changes):\n```\n%s\n```\n", rel, text)
+	} else {
+		fmt.Fprintf(&b, "\n\nThe user is looking at %s (%d bytes, too large to include; read the parts you need with read_file).\n", rel, len(text))
+	}
 	if p.Range != nil {
 		s.mu.Lock()
 		enc := s.enc
@@ -173,7 +180,11 @@ func (s *Server) withContext(ctx context.Context, p PromptParams) string {
 		m := NewMapper(text)
 		a, z := m.Offset(enc, p.Range.Start), m.Offset(enc, p.Range.End)
 		if a < z {
-			fmt.Fprintf(&b, "\nThe selection (lines %d-%d):\n```\n%s\n```\n", p.Range.Start.Line+1, p.Range.End.Line+1, text[a:z])
+			sel := text[a:z]
+			if len(sel) > maxContextBytes {
+				sel = sel[:maxContextBytes] + "\n[… selection cut]"
+			}
+			fmt.Fprintf(&b, "\nThe selection (lines %d-%d):\n```\n%s\n```\n", p.Range.Start.Line+1, p.Range.End.Line+1, sel)
 		}
 	}
 	return b.String()
