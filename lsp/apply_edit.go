@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -109,7 +110,7 @@ func (s *Server) buildEdit(ctx context.Context, w *Workspace, rel, abs string, c
 // sendEdit asks the editor to apply the edit; a refusal is ErrConflict.
 func (s *Server) sendEdit(ctx context.Context, p applyEditParams) error {
 	var res applyEditResult
-	if _, err := s.conn.Call(ctx, "workspace/applyEdit", p, &res); err != nil {
+	if _, err := s.conn.Call(ctx, protocol.MethodWorkspaceApplyEdit, p, &res); err != nil {
 		return err
 	}
 	if !res.Applied {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 )
@@ -76,11 +77,11 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var item *messageActionItem
-	id, err := a.s.conn.Call(cctx, "window/showMessageRequest", p, &item)
+	id, err := a.s.conn.Call(cctx, protocol.MethodWindowShowMessageRequest, p, &item)
 	if err != nil {
 		if cctx.Err() != nil {
 			// Withdraw the prompt; a late answer is ignored.
-			_ = a.s.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": idValue(id)})
+			_ = a.s.conn.Notify(context.Background(), protocol.MethodCancelRequest, map[string]any{"id": idValue(id)})
 		}
 		a.s.log.Info("Permission denied: no answer", "tool", req.Tool, "subject", req.Subject, "error", err)
 		if ctx.Err() != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 )
 
 // Commands the code actions run.
@@ -61,12 +62,12 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 	for _, d := range p.Context.Diagnostics {
 		d := d
 		title := "Fix with agent: " + oneLine(d.Message, 80)
-		out = append(out, codeAction{Title: title, Kind: "quickfix", Diagnostics: []Diagnostic{d},
+		out = append(out, codeAction{Title: title, Kind: string(protocol.CodeActionKindQuickFix), Diagnostics: []Diagnostic{d},
 			Command: &command{Title: title, Command: cmdFix, Arguments: []any{actionArgs{URI: p.TextDocument.URI, Range: d.Range, Diagnostic: &d}}}})
 	}
 	if p.Range.Start != p.Range.End {
 		title := "Rewrite with agent"
-		out = append(out, codeAction{Title: title, Kind: "refactor.rewrite",
+		out = append(out, codeAction{Title: title, Kind: string(protocol.CodeActionKindRefactorRewrite),
 			Command: &command{Title: title, Command: cmdRewrite, Arguments: []any{actionArgs{URI: p.TextDocument.URI, Range: p.Range}}}})
 	}
 	return out, nil

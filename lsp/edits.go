@@ -115,7 +115,7 @@ func refine(dmp *diffmatchpatch.DiffMatchPatch, start int, del, ins string) []sp
 func toEdits(m *Mapper, enc Encoding, sp []span) []textEdit {
 	out := make([]textEdit, len(sp))
 	for i, s := range sp {
-		out[i] = textEdit{Range{m.Position(enc, s.Start), m.Position(enc, s.End)}, s.Text}
+		out[i] = textEdit{Range{Start: m.Position(enc, s.Start), End: m.Position(enc, s.End)}, s.Text}
 	}
 	return out
 }

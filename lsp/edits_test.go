@@ -75,11 +75,11 @@ func TestReplacementsUsedAsIs(t *testing.T) {
 	old := "a😀b\nc\n"
 	c := tools.Change{Old: []byte(old), New: []byte("a😀B\nc\n"), Replacements: []tools.Replacement{{Start: 5, End: 6, Text: "B"}}}
 	ed := toEdits(NewMapper(old), UTF16, spans(c))
-	if len(ed) != 1 || ed[0].Range.Start != (Position{0, 3}) || ed[0].Range.End != (Position{0, 4}) {
+	if len(ed) != 1 || ed[0].Range.Start != (Position{Line: 0, Character: 3}) || ed[0].Range.End != (Position{Line: 0, Character: 4}) {
 		t.Fatalf("%+v", ed)
 	}
 	ed = toEdits(NewMapper(old), UTF8, spans(c))
-	if ed[0].Range.Start != (Position{0, 5}) {
+	if ed[0].Range.Start != (Position{Line: 0, Character: 5}) {
 		t.Fatalf("utf-8 %+v", ed)
 	}
 }

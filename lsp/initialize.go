@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/config"
@@ -80,7 +81,7 @@ type initializeResult struct {
 // the configuration.
 func (s *Server) initialize(p initializeParams) (any, error) {
 	enc := UTF16
-	if slices.Contains(p.Capabilities.General.PositionEncodings, "utf-8") {
+	if slices.Contains(p.Capabilities.General.PositionEncodings, string(protocol.PositionEncodingKindUTF8)) {
 		enc = UTF8
 	}
 	root := ""
@@ -124,7 +125,7 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 		"positionEncoding": enc.String(),
 		"textDocumentSync": map[string]any{"openClose": true, "change": 2},
 		"codeActionProvider": map[string]any{
-			"codeActionKinds": []string{"quickfix", "refactor.rewrite"},
+			"codeActionKinds": []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite},
 		},
 		"executeCommandProvider": map[string]any{"commands": []string{cmdFix, cmdRewrite}},
 		"experimental":           map[string]any{"agentLsp": map[string]any{"methods": extMethodNames()}},
@@ -182,20 +183,20 @@ func (s *Server) applySettings(st Settings) {
 }
 
 var lspRequests = map[string]func(*Server, context.Context, json.RawMessage) (any, error){
-	"textDocument/codeAction":  (*Server).codeAction,
-	"workspace/executeCommand": (*Server).executeCommand,
+	protocol.MethodTextDocumentCodeAction:  (*Server).codeAction,
+	protocol.MethodWorkspaceExecuteCommand: (*Server).executeCommand,
 }
 
 var lspNotifications = map[string]func(*Server, context.Context, json.RawMessage) error{
-	"initialized":                         func(*Server, context.Context, json.RawMessage) error { return nil },
-	"textDocument/didOpen":                (*Server).didOpen,
-	"textDocument/didChange":              (*Server).didChange,
-	"textDocument/didClose":               (*Server).didClose,
-	"textDocument/didSave":                func(*Server, context.Context, json.RawMessage) error { return nil },
-	"workspace/didChangeConfiguration":    (*Server).didChangeConfiguration,
-	"window/workDoneProgress/cancel":      (*Server).progressCancel,
-	"workspace/didChangeWatchedFiles":     func(*Server, context.Context, json.RawMessage) error { return nil },
-	"workspace/didChangeWorkspaceFolders": func(*Server, context.Context, json.RawMessage) error { return nil },
+	protocol.MethodInitialized:                        func(*Server, context.Context, json.RawMessage) error { return nil },
+	protocol.MethodTextDocumentDidOpen:                (*Server).didOpen,
+	protocol.MethodTextDocumentDidChange:              (*Server).didChange,
+	protocol.MethodTextDocumentDidClose:               (*Server).didClose,
+	protocol.MethodTextDocumentDidSave:                func(*Server, context.Context, json.RawMessage) error { return nil },
+	protocol.MethodWorkspaceDidChangeConfiguration:    (*Server).didChangeConfiguration,
+	protocol.MethodWindowWorkDoneProgressCancel:       (*Server).progressCancel,
+	protocol.MethodWorkspaceDidChangeWatchedFiles:     func(*Server, context.Context, json.RawMessage) error { return nil },
+	protocol.MethodWorkspaceDidChangeWorkspaceFolders: func(*Server, context.Context, json.RawMessage) error { return nil },
 }
 
 func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessage) error {

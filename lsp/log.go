@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+
+	"go.lsp.dev/protocol"
 )
 
 // logHandler writes records to stderr and, once the connection is up,
@@ -38,7 +40,7 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	msg := strings.TrimSpace(b.String())
 	go func() { // never block the read loop on the client
-		_ = h.s.conn.Notify(context.Background(), "window/logMessage", map[string]any{"type": typ, "message": msg})
+		_ = h.s.conn.Notify(context.Background(), protocol.MethodWindowLogMessage, map[string]any{"type": typ, "message": msg})
 	}()
 	return err
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
 )
 
 // Encoding is the negotiated unit of Position.Character.
@@ -21,26 +23,20 @@ const (
 func (e Encoding) String() string {
 	switch e {
 	case UTF8:
-		return "utf-8"
+		return string(protocol.PositionEncodingKindUTF8)
 	case UTF32:
-		return "utf-32"
+		return string(protocol.PositionEncodingKindUTF32)
 	default:
-		return "utf-16"
+		return string(protocol.PositionEncodingKindUTF16)
 	}
 }
 
 // Position is an LSP position: zero-based line and character, the
 // character counted in the negotiated Encoding.
-type Position struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
+type Position = protocol.Position
 
 // Range is an LSP range, end exclusive.
-type Range struct {
-	Start Position `json:"start"`
-	End   Position `json:"end"`
-}
+type Range = protocol.Range
 
 // Mapper converts byte offsets of one text to positions and back. It is
 // the one place that knows about line breaks (\n, \r\n and \r, as LSP

@@ -16,20 +16,20 @@ func TestMapperTable(t *testing.T) {
 		enc  Encoding
 		want Position
 	}{
-		{0, UTF16, Position{0, 0}},
-		{2, UTF16, Position{0, 2}},
-		{3, UTF16, Position{1, 0}},
-		{7, UTF16, Position{1, 2}}, // after the surrogate pair
-		{7, UTF8, Position{1, 4}},
-		{7, UTF32, Position{1, 1}},
-		{8, UTF16, Position{1, 3}},
-		{9, UTF16, Position{1, 3}}, // inside \r\n: end of the line
-		{10, UTF16, Position{2, 0}},
-		{12, UTF16, Position{3, 0}},
-		{16, UTF16, Position{3, 2}},
-		{16, UTF8, Position{3, 4}},
-		{5, UTF16, Position{1, 0}}, // inside the emoji: its start
-		{99, UTF16, Position{3, 2}},
+		{0, UTF16, Position{Line: 0, Character: 0}},
+		{2, UTF16, Position{Line: 0, Character: 2}},
+		{3, UTF16, Position{Line: 1, Character: 0}},
+		{7, UTF16, Position{Line: 1, Character: 2}}, // after the surrogate pair
+		{7, UTF8, Position{Line: 1, Character: 4}},
+		{7, UTF32, Position{Line: 1, Character: 1}},
+		{8, UTF16, Position{Line: 1, Character: 3}},
+		{9, UTF16, Position{Line: 1, Character: 3}}, // inside \r\n: end of the line
+		{10, UTF16, Position{Line: 2, Character: 0}},
+		{12, UTF16, Position{Line: 3, Character: 0}},
+		{16, UTF16, Position{Line: 3, Character: 2}},
+		{16, UTF8, Position{Line: 3, Character: 4}},
+		{5, UTF16, Position{Line: 1, Character: 0}}, // inside the emoji: its start
+		{99, UTF16, Position{Line: 3, Character: 2}},
 	}
 	m := NewMapper(text)
 	if m.Lines() != 4 {
@@ -45,13 +45,13 @@ func TestMapperTable(t *testing.T) {
 		enc  Encoding
 		want int
 	}{
-		{Position{1, 1}, UTF16, 3},  // inside the surrogate pair: its start
-		{Position{1, 2}, UTF16, 7},  // after it
-		{Position{1, 99}, UTF16, 8}, // past the line end: the line end
-		{Position{1, 2}, UTF8, 3},   // inside the UTF-8 sequence: its start
-		{Position{3, 1}, UTF16, 13},
-		{Position{9, 0}, UTF16, 16}, // past the last line: the end
-		{Position{1, 1}, UTF32, 7},
+		{Position{Line: 1, Character: 1}, UTF16, 3},  // inside the surrogate pair: its start
+		{Position{Line: 1, Character: 2}, UTF16, 7},  // after it
+		{Position{Line: 1, Character: 99}, UTF16, 8}, // past the line end: the line end
+		{Position{Line: 1, Character: 2}, UTF8, 3},   // inside the UTF-8 sequence: its start
+		{Position{Line: 3, Character: 1}, UTF16, 13},
+		{Position{Line: 9, Character: 0}, UTF16, 16}, // past the last line: the end
+		{Position{Line: 1, Character: 1}, UTF32, 7},
 	}
 	for _, c := range offs {
 		if got := m.Offset(c.enc, c.pos); got != c.want {
@@ -83,7 +83,7 @@ func reference(text string, off int, enc Encoding) Position {
 			char++
 		}
 	}
-	return Position{line, char}
+	return Position{Line: line, Character: char}
 }
 
 func FuzzMapper(f *testing.F) {

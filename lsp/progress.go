@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"go.lsp.dev/protocol"
 )
 
 // progress is one work-done progress, or nothing when the client does not
@@ -23,7 +25,7 @@ func (s *Server) beginProgress(ctx context.Context, title string, cancel context
 		return &progress{}
 	}
 	token := fmt.Sprintf("agent-lsp/%d", s.nextID.Add(1))
-	if _, err := s.conn.Call(ctx, "window/workDoneProgress/create", map[string]any{"token": token}, nil); err != nil {
+	if _, err := s.conn.Call(ctx, protocol.MethodWindowWorkDoneProgressCreate, map[string]any{"token": token}, nil); err != nil {
 		s.log.Warn("Progress not created", "error", err)
 		return &progress{}
 	}
@@ -39,7 +41,7 @@ func (p *progress) send(v map[string]any) {
 	if p.s == nil {
 		return
 	}
-	_ = p.s.conn.Notify(p.s.ctx, "$/progress", map[string]any{"token": p.token, "value": v})
+	_ = p.s.conn.Notify(p.s.ctx, protocol.MethodProgress, map[string]any{"token": p.token, "value": v})
 }
 
 func (p *progress) report(msg string) {

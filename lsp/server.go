@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/config"
 )
@@ -174,7 +175,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	initialized, shutdown := s.initialized, s.shutdown
 	s.mu.Unlock()
 	switch {
-	case method == "initialize":
+	case method == protocol.MethodInitialize:
 		if initialized {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize sent twice")
 		}
@@ -185,7 +186,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return s.initialize(p)
 	case !initialized:
 		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize", method)
-	case method == "shutdown":
+	case method == protocol.MethodShutdown:
 		s.mu.Lock()
 		s.shutdown = true
 		s.mu.Unlock()
@@ -206,11 +207,11 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 
 // notification handles one notification inline.
 func (s *Server) notification(ctx context.Context, method string, params json.RawMessage) error {
-	if method == "exit" {
+	if method == protocol.MethodExit {
 		s.exitMu.Do(func() { close(s.exited) })
 		return nil
 	}
-	if method == "$/cancelRequest" {
+	if method == protocol.MethodCancelRequest {
 		var p struct {
 			ID json.RawMessage `json:"id"`
 		}
