@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,7 +148,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 // connection.
 func (s *Server) guard(h jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
-		method := req.Method()
+		method := strings.Clone(req.Method()) // the frame may be reused after Async
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("Handler panicked", "method", method, "panic", r)
