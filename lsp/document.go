@@ -44,8 +44,8 @@ func (d *document) apply(enc Encoding, changes []contentChange) {
 		if end < start {
 			start, end = end, start
 		}
-		d.text = d.text[:start] + c.Text + d.text[end:]
-		d.mapper = nil
+		d.mapper = m.Replace(start, end, c.Text)
+		d.text = d.mapper.Text()
 	}
 }
 

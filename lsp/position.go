@@ -45,21 +45,14 @@ type Range = protocol.Range
 type Mapper struct {
 	text  string
 	lines []int // byte offset of the start of each line
+	cr    bool  // text contains \r
 }
 
 // NewMapper indexes text.
 func NewMapper(text string) *Mapper {
 	lines := make([]int, 1, 1+len(text)/40)
 	if strings.IndexByte(text, '\r') < 0 {
-		// The common case: only \n, found with the vectorized IndexByte.
-		for i := 0; ; {
-			j := strings.IndexByte(text[i:], '\n')
-			if j < 0 {
-				return &Mapper{text: text, lines: lines}
-			}
-			i += j + 1
-			lines = append(lines, i)
-		}
+		return &Mapper{text: text, lines: appendLines(lines, text, 0)}
 	}
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
@@ -72,8 +65,60 @@ func NewMapper(text string) *Mapper {
 			lines = append(lines, i+1)
 		}
 	}
+	return &Mapper{text: text, lines: lines, cr: true}
+}
+
+// appendLines appends the start of each line after a \n in text, offset
+// by base; the vectorized IndexByte finds them.
+func appendLines(lines []int, text string, base int) []int {
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			return lines
+		}
+		i += j + 1
+		lines = append(lines, base+i)
+	}
+}
+
+// Replace returns the mapper of the text with [start, end) replaced by
+// repl, updating the line index instead of rebuilding it (texts with \r
+// are re-indexed whole: a \r\n pair may form or split at the seams).
+func (m *Mapper) Replace(start, end int, repl string) *Mapper {
+	text := m.text[:start] + repl + m.text[end:]
+	if m.cr || strings.IndexByte(repl, '\r') >= 0 {
+		return NewMapper(text)
+	}
+	// Lines starting at or before start are unchanged; those whose
+	// newline was in [start, end) go; the rest shift by the length change.
+	lo := sortSearch(m.lines, start+1) // first line starting after start
+	hi := sortSearch(m.lines, end+1)   // first line starting after end
+	delta := len(repl) - (end - start)
+	lines := make([]int, 0, len(m.lines)+strings.Count(repl, "\n")-(hi-lo))
+	lines = append(lines, m.lines[:lo]...)
+	lines = appendLines(lines, repl, start)
+	for _, l := range m.lines[hi:] {
+		lines = append(lines, l+delta)
+	}
 	return &Mapper{text: text, lines: lines}
 }
+
+// sortSearch returns the first index i with lines[i] >= x.
+func sortSearch(lines []int, x int) int {
+	lo, hi := 0, len(lines)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if lines[h] < x {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
+}
+
+// Text returns the indexed text.
+func (m *Mapper) Text() string { return m.text }
 
 // Lines is the number of lines (a text ending in a line break has an
 // empty last line).

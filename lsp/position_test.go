@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -111,6 +112,22 @@ func FuzzMapper(f *testing.F) {
 					t.Fatalf("%q Offset(%v,%v) = %d, want %d", text, enc, p, back, off)
 				}
 			}
+		}
+	})
+}
+
+func FuzzMapperReplace(f *testing.F) {
+	f.Add("a\nb\nc\n", 1, 3, "x\ny")
+	f.Add("😀\n\n", 0, 5, "")
+	f.Add("a\r\nb", 1, 2, "\n")
+	f.Fuzz(func(t *testing.T, text string, start, end int, repl string) {
+		if start < 0 || end < start || end > len(text) {
+			return
+		}
+		got := NewMapper(text).Replace(start, end, repl)
+		want := NewMapper(text[:start] + repl + text[end:])
+		if got.text != want.text || fmt.Sprint(got.lines) != fmt.Sprint(want.lines) {
+			t.Fatalf("Replace(%q, %d, %d, %q): lines %v, want %v", text, start, end, repl, got.lines, want.lines)
 		}
 	})
 }
