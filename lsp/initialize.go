@@ -117,6 +117,9 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 	s.initialized = true
 	s.mu.Unlock()
 	s.applySettings(st)
+	if p.ProcessID != nil && *p.ProcessID > 0 {
+		go s.watchParent(*p.ProcessID)
+	}
 
 	var r initializeResult
 	r.ServerInfo.Name = "agent-lsp"

@@ -37,6 +37,9 @@ type Options struct {
 	UserConfig string
 	// Version is reported in serverInfo.
 	Version string
+	// ParentPoll is how often the editor process is checked
+	// (DefaultParentPoll).
+	ParentPoll time.Duration
 }
 
 // Server is one language server connection.
@@ -51,7 +54,9 @@ type Server struct {
 	diags  *diagStore
 	runs   sync.WaitGroup
 	exited chan struct{}
-	exitMu sync.Once
+	// parentGone is closed when initialize's processId no longer runs.
+	parentGone chan struct{}
+	exitMu     sync.Once
 
 	mu          sync.Mutex
 	initialized bool
@@ -79,13 +84,14 @@ func New(opts Options) *Server {
 		opts.Getenv = os.Getenv
 	}
 	s := &Server{
-		opts:     opts,
-		docs:     newStore(),
-		diags:    newDiagStore(),
-		exited:   make(chan struct{}),
-		sessions: make(map[string]*session),
-		progress: make(map[string]context.CancelFunc),
-		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
+		opts:       opts,
+		docs:       newStore(),
+		diags:      newDiagStore(),
+		exited:     make(chan struct{}),
+		parentGone: make(chan struct{}),
+		sessions:   make(map[string]*session),
+		progress:   make(map[string]context.CancelFunc),
+		inflight:   make(map[jsonrpc2.ID]context.CancelFunc),
 	}
 	s.log = slog.New(&logHandler{s: s, text: slog.NewTextHandler(opts.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})})
 	s.approver = &Approver{s: s, Timeout: DefaultApprovalTimeout, sem: make(chan struct{}, 1)}
@@ -111,6 +117,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-s.exited:
 	case <-gone:
 		s.log.Info("Client went away")
+	case <-s.parentGone:
+		s.log.Info("The editor process is gone")
 	case <-ctx.Done():
 	}
 	s.stop()

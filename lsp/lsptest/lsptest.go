@@ -43,6 +43,8 @@ type Options struct {
 	Capabilities map[string]any
 	// InitOptions are the initializationOptions.
 	InitOptions map[string]any
+	// ProcessID is initialize's processId (null when 0).
+	ProcessID int
 	// Env is the server's environment (nothing else is visible).
 	Env map[string]string
 	// OnApplyEdit answers workspace/applyEdit; nil applies the edit to the
@@ -103,7 +105,7 @@ func Connect(t testing.TB, files map[string]string, opts ...Options) *Env {
 		env[k] = v
 	}
 	e := &Env{T: t, Root: root, opts: o, serveDone: make(chan int, 1), changed: make(chan struct{}), bufs: make(map[string]*buffer)}
-	e.Server = lsp.New(lsp.Options{Stderr: testWriter{t}, Getenv: func(k string) string { return env[k] }, Version: "test"})
+	e.Server = lsp.New(lsp.Options{Stderr: testWriter{t}, Getenv: func(k string) string { return env[k] }, Version: "test", ParentPoll: 10 * time.Millisecond})
 	sc, cc := net.Pipe()
 	go func() { e.serveDone <- e.Server.Serve(context.Background(), sc) }()
 	e.pipe = cc
@@ -117,6 +119,9 @@ func Connect(t testing.TB, files map[string]string, opts ...Options) *Env {
 			"documentChanges": true, "resourceOperations": []string{"create"}}}}
 	}
 	params := map[string]any{"processId": nil, "rootUri": string(uri.File(root)), "capabilities": caps}
+	if o.ProcessID != 0 {
+		params["processId"] = o.ProcessID
+	}
 	if o.InitOptions != nil {
 		params["initializationOptions"] = o.InitOptions
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -83,4 +84,26 @@ func TestRequestsBeforeInitializeAndUnknown(t *testing.T) {
 	if err := e.Call("initialize", map[string]any{}, nil); err == nil {
 		t.Fatal("a second initialize was accepted")
 	}
+}
+
+func TestEditorProcessGone(t *testing.T) {
+	t.Parallel()
+	editor := exec.Command("sleep", "60")
+	if err := editor.Start(); err != nil {
+		t.Skip(err)
+	}
+	e := lsptest.Connect(t, nil, lsptest.Options{ProcessID: editor.Process.Pid})
+	_ = editor.Process.Kill()
+	_ = editor.Wait()
+	if code := e.WaitExit(); code != 1 {
+		t.Fatalf("exit status %d", code)
+	}
+}
+
+func TestLogsReachTheEditor(t *testing.T) {
+	t.Parallel()
+	e := lsptest.Connect(t, nil)
+	e.Await(func(n lsptest.Notification) bool {
+		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "Configuration")
+	})
 }
