@@ -26,11 +26,13 @@ func main() {
 }
 
 func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := "help"
+	cmd := "serve"
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
+	case "serve", "":
+		return serveCmd(args, stdin, stdout, stderr)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
 	case "policy":
@@ -56,6 +58,7 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const usage = `agent-lsp: a coding agent inside your editor.
 
 Usage:
+  agent-lsp [serve]              run the language server over stdio (what editors start)
   agent-lsp run [flags] PROMPT   run one agent session headless ("-" reads the prompt from stdin)
   agent-lsp run --resume ID ...  continue a recorded session ("last" for the latest)
   agent-lsp sessions [--json]    list recorded sessions: id, age, size, first prompt

@@ -1,0 +1,113 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+)
+
+// DefaultApprovalTimeout is how long a permission prompt waits for the
+// user before it counts as a denial.
+const DefaultApprovalTimeout = 5 * time.Minute
+
+// Prompt actions, in the order the editor shows them.
+const (
+	ActionAllow   = "Allow"
+	ActionSession = "Allow for this session"
+	ActionDeny    = "Deny"
+)
+
+// Approver asks the user through window/showMessageRequest. No answer
+// within Timeout, a dismissed prompt, an error or an unknown action all
+// deny. Prompts are sent one at a time. LSP has no capability for
+// showMessageRequest, so every client is asked.
+type Approver struct {
+	s       *Server
+	mu      sync.Mutex
+	Timeout time.Duration
+	sem     chan struct{}
+}
+
+var _ agent.Approver = (*Approver)(nil)
+
+func (a *Approver) setTimeout(d time.Duration) {
+	a.mu.Lock()
+	a.Timeout = d
+	a.mu.Unlock()
+}
+
+type messageActionItem struct {
+	Title string `json:"title"`
+}
+
+type showMessageRequestParams struct {
+	Type    int                 `json:"type"` // 3: info, 2: warning
+	Message string              `json:"message"`
+	Actions []messageActionItem `json:"actions"`
+}
+
+// Approve asks the user about req.
+func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+	select {
+	case a.sem <- struct{}{}:
+	case <-ctx.Done():
+		return agent.Deny, ctx.Err()
+	}
+	defer func() { <-a.sem }()
+	a.mu.Lock()
+	timeout := a.Timeout
+	a.mu.Unlock()
+
+	msg := fmt.Sprintf("agent-lsp: %s wants to act on %s", req.Tool, req.Subject)
+	if req.Reason != "" {
+		msg += "\nReason: " + req.Reason
+	}
+	if req.SessionRule != "" {
+		msg += "\n\"" + ActionSession + "\" allows: " + req.SessionRule
+	}
+	p := showMessageRequestParams{Type: 2, Message: msg, Actions: []messageActionItem{
+		{ActionAllow}, {ActionSession}, {ActionDeny},
+	}}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var item *messageActionItem
+	id, err := a.s.conn.Call(cctx, protocol.MethodWindowShowMessageRequest, p, &item)
+	if err != nil {
+		if cctx.Err() != nil {
+			// Withdraw the prompt; a late answer is ignored.
+			_ = a.s.conn.Notify(context.Background(), protocol.MethodCancelRequest, map[string]any{"id": idValue(id)})
+		}
+		a.s.log.Info("Permission denied: no answer", "tool", req.Tool, "subject", req.Subject, "error", err)
+		if ctx.Err() != nil {
+			return agent.Deny, ctx.Err()
+		}
+		return agent.Deny, nil
+	}
+	if item == nil {
+		a.s.log.Info("Permission denied: prompt dismissed", "tool", req.Tool, "subject", req.Subject)
+		return agent.Deny, nil
+	}
+	switch item.Title {
+	case ActionAllow:
+		return agent.Allow, nil
+	case ActionSession:
+		return agent.AllowForSession, nil
+	default:
+		return agent.Deny, nil
+	}
+}
+
+// idValue is a request id as JSON.
+func idValue(id jsonrpc2.ID) any {
+	if n, ok := id.Number(); ok {
+		return n
+	}
+	s, _ := id.StringValue()
+	return s
+}

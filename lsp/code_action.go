@@ -1,0 +1,130 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// Commands the code actions run.
+const (
+	cmdFix     = "agent-lsp.fix"
+	cmdRewrite = "agent-lsp.rewrite"
+)
+
+// DefaultRewriteInstruction is what "Rewrite with agent" asks for unless
+// configured (rewriteInstruction).
+const DefaultRewriteInstruction = "Rewrite the selected code to be clearer and simpler without changing its behaviour."
+
+// defaultActionTurns bounds a code action's run.
+const defaultActionTurns = 8
+
+type codeActionParams struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	Range   Range `json:"range"`
+	Context struct {
+		Diagnostics []Diagnostic `json:"diagnostics"`
+	} `json:"context"`
+}
+
+type command struct {
+	Title     string `json:"title"`
+	Command   string `json:"command"`
+	Arguments []any  `json:"arguments,omitempty"`
+}
+
+type codeAction struct {
+	Title       string       `json:"title"`
+	Kind        string       `json:"kind"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	Command     *command     `json:"command,omitempty"`
+}
+
+// actionArgs is the argument of both commands.
+type actionArgs struct {
+	URI        string      `json:"uri"`
+	Range      Range       `json:"range"`
+	Diagnostic *Diagnostic `json:"diagnostic,omitempty"`
+}
+
+// codeAction lists the agent's actions; it never calls the model.
+func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error) {
+	var p codeActionParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	out := []codeAction{}
+	for _, d := range p.Context.Diagnostics {
+		d := d
+		title := "Fix with agent: " + oneLine(d.Message, 80)
+		out = append(out, codeAction{Title: title, Kind: string(protocol.CodeActionKindQuickFix), Diagnostics: []Diagnostic{d},
+			Command: &command{Title: title, Command: cmdFix, Arguments: []any{actionArgs{URI: p.TextDocument.URI, Range: d.Range, Diagnostic: &d}}}})
+	}
+	if p.Range.Start != p.Range.End {
+		title := "Rewrite with agent"
+		out = append(out, codeAction{Title: title, Kind: string(protocol.CodeActionKindRefactorRewrite),
+			Command: &command{Title: title, Command: cmdRewrite, Arguments: []any{actionArgs{URI: p.TextDocument.URI, Range: p.Range}}}})
+	}
+	return out, nil
+}
+
+// executeCommand runs a code action's bounded agent run; its edits arrive
+// as workspace/applyEdit like any other.
+func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Command != cmdFix && p.Command != cmdRewrite {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
+	}
+	var a actionArgs
+	if len(p.Arguments) != 1 || json.Unmarshal(p.Arguments[0], &a) != nil || a.URI == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes one argument {uri, range, diagnostic?}", p.Command)
+	}
+	path := uriPath(a.URI)
+	if path == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "not a file URI: %s", a.URI)
+	}
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	lim := runLimits{maxTurns: st.ActionMaxTurns, onlyPath: path}
+	if lim.maxTurns <= 0 {
+		lim.maxTurns = defaultActionTurns
+	}
+	if st.ActionAnyFile {
+		lim.onlyPath = ""
+	}
+	r := a.Range
+	pp := PromptParams{Range: &r}
+	pp.TextDocument = &struct {
+		URI string `json:"uri"`
+	}{a.URI}
+	if p.Command == cmdFix {
+		msg := "the diagnostic"
+		if a.Diagnostic != nil {
+			msg = fmt.Sprintf("%q", a.Diagnostic.Message)
+		}
+		pp.Prompt = fmt.Sprintf("Fix %s at line %d of this file with the smallest correct edit.", msg, r.Start.Line+1)
+		lim.title = "Fix with agent"
+	} else {
+		instr := st.RewriteInstruction
+		if instr == "" {
+			instr = DefaultRewriteInstruction
+		}
+		pp.Prompt = instr + " Only change the selection."
+		lim.title = "Rewrite with agent"
+	}
+	ctx, done := s.detach(ctx)
+	defer done()
+	return s.prompt(ctx, pp, lim)
+}

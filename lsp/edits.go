@@ -1,0 +1,121 @@
+package lsp
+
+import (
+	"strings"
+	"time"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// textEdit is an LSP TextEdit.
+type textEdit struct {
+	Range   Range  `json:"range"`
+	NewText string `json:"newText"`
+}
+
+// span replaces old[Start:End] with Text.
+type span struct {
+	Start, End int
+	Text       string
+}
+
+// DiffTimeout bounds the line diff of a whole-file rewrite.
+const DiffTimeout = 500 * time.Millisecond
+
+// refineLimit is the largest hunk (old plus new bytes) refined by a
+// character diff; bigger hunks are replaced whole.
+const refineLimit = 4 << 10
+
+// spans returns the minimal replacements that turn old into c.New: the
+// change's own Replacements when it has them, else a line diff refined
+// per hunk. nil means nothing changed.
+func spans(c tools.Change) []span {
+	if len(c.Replacements) > 0 {
+		out := make([]span, 0, len(c.Replacements))
+		for _, r := range c.Replacements {
+			out = append(out, span{r.Start, r.End, r.Text})
+		}
+		return out
+	}
+	return diffSpans(string(c.Old), string(c.New))
+}
+
+// diffSpans diffs old and new by lines, then by characters inside small
+// hunks. When no line is left in common the whole text is replaced.
+func diffSpans(old, new string) []span {
+	if old == new {
+		return nil
+	}
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = DiffTimeout
+	a, b, lines := dmp.DiffLinesToChars(old, new)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(a, b, false), lines)
+	var out []span
+	equal := false
+	off := 0
+	for i := 0; i < len(diffs); {
+		d := diffs[i]
+		if d.Type == diffmatchpatch.DiffEqual {
+			equal = true
+			off += len(d.Text)
+			i++
+			continue
+		}
+		// A hunk: the run of deletions and insertions up to the next equal.
+		start := off
+		var del, ins strings.Builder
+		for ; i < len(diffs) && diffs[i].Type != diffmatchpatch.DiffEqual; i++ {
+			if diffs[i].Type == diffmatchpatch.DiffDelete {
+				del.WriteString(diffs[i].Text)
+				off += len(diffs[i].Text)
+			} else {
+				ins.WriteString(diffs[i].Text)
+			}
+		}
+		out = append(out, refine(dmp, start, del.String(), ins.String())...)
+	}
+	if !equal {
+		return []span{{0, len(old), new}}
+	}
+	return out
+}
+
+// refine splits one hunk into character-level replacements when small.
+func refine(dmp *diffmatchpatch.DiffMatchPatch, start int, del, ins string) []span {
+	if len(del)+len(ins) > refineLimit || del == "" || ins == "" {
+		return []span{{start, start + len(del), ins}}
+	}
+	diffs := dmp.DiffMain(del, ins, false)
+	diffs = dmp.DiffCleanupSemantic(diffs)
+	var out []span
+	off := start
+	for i := 0; i < len(diffs); {
+		if diffs[i].Type == diffmatchpatch.DiffEqual {
+			off += len(diffs[i].Text)
+			i++
+			continue
+		}
+		s := off
+		var text strings.Builder
+		for ; i < len(diffs) && diffs[i].Type != diffmatchpatch.DiffEqual; i++ {
+			if diffs[i].Type == diffmatchpatch.DiffDelete {
+				off += len(diffs[i].Text)
+			} else {
+				text.WriteString(diffs[i].Text)
+			}
+		}
+		out = append(out, span{s, off, text.String()})
+	}
+	return out
+}
+
+// toEdits converts byte spans of the text m indexes into TextEdits.
+func toEdits(m *Mapper, enc Encoding, sp []span) []textEdit {
+	out := make([]textEdit, len(sp))
+	for i, s := range sp {
+		out[i] = textEdit{Range{Start: m.Position(enc, s.Start), End: m.Position(enc, s.End)}, s.Text}
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+type initializeParams struct {
+	ProcessID        *int                   `json:"processId"`
+	RootURI          string                 `json:"rootUri"`
+	RootPath         string                 `json:"rootPath"`
+	WorkspaceFolders []struct{ URI string } `json:"workspaceFolders"`
+	Capabilities     struct {
+		General struct {
+			PositionEncodings []string `json:"positionEncodings"`
+		} `json:"general"`
+		Workspace struct {
+			WorkspaceEdit struct {
+				DocumentChanges    bool     `json:"documentChanges"`
+				ResourceOperations []string `json:"resourceOperations"`
+			} `json:"workspaceEdit"`
+		} `json:"workspace"`
+		Window struct {
+			WorkDoneProgress bool `json:"workDoneProgress"`
+		} `json:"window"`
+		Experimental struct {
+			AgentLsp struct {
+				SaveRequest bool `json:"saveRequest"`
+			} `json:"agentLsp"`
+		} `json:"experimental"`
+	} `json:"capabilities"`
+	InitializationOptions json.RawMessage `json:"initializationOptions"`
+}
+
+// clientCaps are the client capabilities the server acts on.
+type clientCaps struct {
+	documentChanges bool
+	createFiles     bool
+	progress        bool
+	saveRequest     bool
+}
+
+// Settings are the editor's settings for agent-lsp, from
+// initializationOptions and workspace/didChangeConfiguration (either the
+// object itself or {"agentLsp": {...}}). They act like command-line flags:
+// they beat the environment and the configuration files.
+type Settings struct {
+	BaseURL      string `json:"baseUrl,omitempty"`
+	Model        string `json:"model,omitempty"`
+	APIKey       string `json:"apiKey,omitempty"`
+	MaxTurns     int    `json:"maxTurns,omitempty"`
+	MaxToolCalls int    `json:"maxToolCalls,omitempty"`
+	// ApprovalTimeout is how long a permission prompt waits ("5m").
+	ApprovalTimeout string `json:"approvalTimeout,omitempty"`
+	// RewriteInstruction is what "Rewrite with agent" asks for.
+	RewriteInstruction string `json:"rewriteInstruction,omitempty"`
+	// ActionMaxTurns bounds the runs of code actions (default 8).
+	ActionMaxTurns int `json:"actionMaxTurns,omitempty"`
+	// ActionAnyFile lets code-action runs edit other files than theirs.
+	ActionAnyFile bool `json:"actionAnyFile,omitempty"`
+}
+
+type initializeResult struct {
+	Capabilities map[string]any `json:"capabilities"`
+	ServerInfo   struct {
+		Name    string `json:"name"`
+		Version string `json:"version,omitempty"`
+	} `json:"serverInfo"`
+}
+
+// initialize negotiates the encoding, records the capabilities and loads
+// the configuration.
+func (s *Server) initialize(p initializeParams) (any, error) {
+	enc := UTF16
+	if slices.Contains(p.Capabilities.General.PositionEncodings, string(protocol.PositionEncodingKindUTF8)) {
+		enc = UTF8
+	}
+	root := ""
+	switch {
+	case len(p.WorkspaceFolders) > 0:
+		root = uri.URI(p.WorkspaceFolders[0].URI).FsPath()
+	case p.RootURI != "":
+		root = uri.URI(p.RootURI).FsPath()
+	case p.RootPath != "":
+		root = p.RootPath
+	}
+	if root == "" {
+		root = "."
+	}
+	root, _ = filepath.Abs(root)
+	ws, err := newWorkspace(s, root)
+	if err != nil {
+		s.log.Error("Cannot open the workspace", "root", root, "error", err)
+		return nil, err
+	}
+	st := parseSettings(p.InitializationOptions)
+	wc := p.Capabilities.Workspace.WorkspaceEdit
+	s.mu.Lock()
+	s.enc = enc
+	s.root = root
+	s.ws = ws
+	s.caps = clientCaps{
+		documentChanges: wc.DocumentChanges,
+		createFiles:     slices.Contains(wc.ResourceOperations, "create"),
+		progress:        p.Capabilities.Window.WorkDoneProgress,
+		saveRequest:     p.Capabilities.Experimental.AgentLsp.SaveRequest,
+	}
+	s.initialized = true
+	s.mu.Unlock()
+	s.applySettings(st)
+	if p.ProcessID != nil && *p.ProcessID > 0 {
+		go s.watchParent(*p.ProcessID)
+	}
+
+	var r initializeResult
+	r.ServerInfo.Name = "agent-lsp"
+	r.ServerInfo.Version = s.opts.Version
+	r.Capabilities = map[string]any{
+		"positionEncoding": enc.String(),
+		"textDocumentSync": map[string]any{"openClose": true, "change": 2},
+		"codeActionProvider": map[string]any{
+			"codeActionKinds": []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite},
+		},
+		"executeCommandProvider": map[string]any{"commands": []string{cmdFix, cmdRewrite}},
+		"experimental":           map[string]any{"agentLsp": map[string]any{"methods": extMethodNames()}},
+	}
+	return r, nil
+}
+
+func parseSettings(raw json.RawMessage) Settings {
+	var st Settings
+	if len(raw) == 0 {
+		return st
+	}
+	var wrapped struct {
+		AgentLsp *Settings `json:"agentLsp"`
+	}
+	if json.Unmarshal(raw, &wrapped) == nil && wrapped.AgentLsp != nil {
+		return *wrapped.AgentLsp
+	}
+	_ = json.Unmarshal(raw, &st)
+	return st
+}
+
+// applySettings reloads the configuration with the editor's settings on
+// top. New sessions use it; running ones keep theirs.
+func (s *Server) applySettings(st Settings) {
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	cfg, warnings, err := config.Load(config.Sources{
+		UserFile:  s.opts.UserConfig,
+		Workspace: root,
+		Getenv:    s.opts.Getenv,
+		Flags: config.Overrides{
+			BaseURL: st.BaseURL, Model: st.Model, MaxTurns: st.MaxTurns, MaxToolCalls: st.MaxToolCalls,
+		},
+	})
+	for _, w := range warnings {
+		s.log.Warn("Configuration", "warning", w)
+	}
+	if err != nil {
+		s.log.Error("Configuration not loaded", "error", err)
+	}
+	if st.APIKey != "" {
+		cfg.APIKey = st.APIKey
+	}
+	timeout := DefaultApprovalTimeout
+	if d, err := time.ParseDuration(st.ApprovalTimeout); err == nil && d > 0 {
+		timeout = d
+	}
+	s.approver.setTimeout(timeout)
+	s.mu.Lock()
+	s.settings, s.cfg = st, cfg
+	s.mu.Unlock()
+	s.log.Info("Configuration", "base_url", cfg.BaseURL, "model", cfg.Model, "root", root)
+}
+
+var lspRequests = map[string]func(*Server, context.Context, json.RawMessage) (any, error){
+	protocol.MethodTextDocumentCodeAction:  (*Server).codeAction,
+	protocol.MethodWorkspaceExecuteCommand: (*Server).executeCommand,
+}
+
+var lspNotifications = map[string]func(*Server, context.Context, json.RawMessage) error{
+	protocol.MethodInitialized:                        func(*Server, context.Context, json.RawMessage) error { return nil },
+	protocol.MethodTextDocumentDidOpen:                (*Server).didOpen,
+	protocol.MethodTextDocumentDidChange:              (*Server).didChange,
+	protocol.MethodTextDocumentDidClose:               (*Server).didClose,
+	protocol.MethodTextDocumentDidSave:                func(*Server, context.Context, json.RawMessage) error { return nil },
+	protocol.MethodWorkspaceDidChangeConfiguration:    (*Server).didChangeConfiguration,
+	protocol.MethodWindowWorkDoneProgressCancel:       (*Server).progressCancel,
+	protocol.MethodWorkspaceDidChangeWatchedFiles:     func(*Server, context.Context, json.RawMessage) error { return nil },
+	protocol.MethodWorkspaceDidChangeWorkspaceFolders: func(*Server, context.Context, json.RawMessage) error { return nil },
+}
+
+func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessage) error {
+	var p struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.applySettings(parseSettings(p.Settings))
+	return nil
+}
+
+var _ tools.Editor = (*Workspace)(nil)

@@ -1,0 +1,75 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+)
+
+// progress is one work-done progress, or nothing when the client does not
+// support them.
+type progress struct {
+	s     *Server
+	token string
+}
+
+// beginProgress starts a cancellable progress titled title; cancelling it
+// from the editor (window/workDoneProgress/cancel) calls cancel.
+func (s *Server) beginProgress(ctx context.Context, title string, cancel context.CancelFunc) *progress {
+	s.mu.Lock()
+	ok := s.caps.progress
+	s.mu.Unlock()
+	if !ok {
+		return &progress{}
+	}
+	token := fmt.Sprintf("agent-lsp/%d", s.nextID.Add(1))
+	if _, err := s.conn.Call(ctx, protocol.MethodWindowWorkDoneProgressCreate, map[string]any{"token": token}, nil); err != nil {
+		s.log.Warn("Progress not created", "error", err)
+		return &progress{}
+	}
+	s.mu.Lock()
+	s.progress[token] = cancel
+	s.mu.Unlock()
+	p := &progress{s: s, token: token}
+	p.send(map[string]any{"kind": "begin", "title": title, "cancellable": true})
+	return p
+}
+
+func (p *progress) send(v map[string]any) {
+	if p.s == nil {
+		return
+	}
+	_ = p.s.conn.Notify(p.s.ctx, protocol.MethodProgress, map[string]any{"token": p.token, "value": v})
+}
+
+func (p *progress) report(msg string) {
+	p.send(map[string]any{"kind": "report", "message": msg})
+}
+
+func (p *progress) end(msg string) {
+	if p.s == nil {
+		return
+	}
+	p.send(map[string]any{"kind": "end", "message": msg})
+	p.s.mu.Lock()
+	delete(p.s.progress, p.token)
+	p.s.mu.Unlock()
+}
+
+func (s *Server) progressCancel(_ context.Context, params json.RawMessage) error {
+	var p struct {
+		Token any `json:"token"`
+	}
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	cancel := s.progress[fmt.Sprint(p.Token)]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return nil
+}

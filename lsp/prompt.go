@@ -1,0 +1,215 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// session is one conversation and the harness it runs on.
+type session struct {
+	id string
+	h  *harness.Harness
+	as *agent.Session
+
+	mu      sync.Mutex
+	running bool
+	cancel  context.CancelFunc
+}
+
+func (se *session) cancelRun() {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if se.cancel != nil {
+		se.cancel()
+	}
+}
+
+// runLimits bound a run started by a code action.
+type runLimits struct {
+	maxTurns int
+	onlyPath string // the one file the run may edit
+	title    string // progress title
+}
+
+// prompt runs the agent on p and returns how the run ended. Cancelling ctx
+// ($/cancelRequest), agent/cancel and the client going away all end the
+// run with reason "aborted", as a normal result.
+func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*PromptResult, error) {
+	se, err := s.session(p.SessionID, lim)
+	if err != nil {
+		return nil, err
+	}
+	se.mu.Lock()
+	if se.running {
+		se.mu.Unlock()
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session %s is already running a prompt", se.id)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	se.running, se.cancel = true, cancel
+	se.mu.Unlock()
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		cancel()
+		se.mu.Lock()
+		se.running, se.cancel = false, nil
+		se.mu.Unlock()
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is exiting")
+	}
+	s.runs.Add(1)
+	s.mu.Unlock()
+	stopAfter := context.AfterFunc(s.ctx, cancel)
+	defer func() {
+		stopAfter()
+		cancel()
+		se.mu.Lock()
+		se.running, se.cancel = false, nil
+		se.mu.Unlock()
+		s.runs.Done()
+	}()
+
+	prompt := s.withContext(runCtx, p)
+	title := lim.title
+	if title == "" {
+		title = oneLine(p.Prompt, 60)
+	}
+	prog := s.beginProgress(runCtx, title, cancel)
+	obs := func(ev agent.Event) {
+		s.sendEvent(se.id, ev)
+		if ev.Type == agent.EvToolStart && ev.Tool != nil {
+			prog.report("running " + ev.Tool.Name)
+		}
+	}
+	res := se.h.Agent.Run(runCtx, se.as, prompt, obs)
+	prog.end(string(res.Reason))
+	if lim.onlyPath != "" || lim.maxTurns > 0 {
+		// A code action's session is one run; it is not continued.
+		s.mu.Lock()
+		delete(s.sessions, se.id)
+		s.mu.Unlock()
+	}
+	out := &PromptResult{SessionID: se.id, Reason: string(res.Reason), Turns: res.Turns, ToolCalls: res.ToolCalls, Text: res.Text, Error: res.Error}
+	out.Usage.InputTokens, out.Usage.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
+	return out, nil
+}
+
+// session returns the session id names, creating it (with a harness on
+// the current configuration) when new.
+func (s *Server) session(id string, lim runLimits) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if se, ok := s.sessions[id]; ok && id != "" {
+		return se, nil
+	}
+	if id == "" {
+		id = fmt.Sprintf("s%d", s.nextID.Add(1))
+	}
+	cfg := s.cfg
+	var ws tools.Workspace = s.ws
+	if lim.maxTurns > 0 {
+		cfg.MaxTurns = lim.maxTurns
+	}
+	if lim.onlyPath != "" {
+		ws = s.ws.LimitTo(lim.onlyPath)
+	}
+	h, err := harness.New(harness.Options{Root: s.root, Config: cfg, Workspace: ws, Approver: s.approver})
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "start session: %v", err)
+	}
+	h.Registry.Add(diagnosticsTool(s))
+	se := &session{id: id, h: h, as: h.NewSession(id, s.root)}
+	s.sessions[id] = se
+	return se, nil
+}
+
+// cancelSession aborts the session's run, if any.
+func (s *Server) cancelSession(id string) {
+	s.mu.Lock()
+	se := s.sessions[id]
+	s.mu.Unlock()
+	if se != nil {
+		se.cancelRun()
+	}
+}
+
+// maxContextBytes is the largest document included whole in a prompt.
+const maxContextBytes = 64 << 10
+
+// withContext adds the document and selection the prompt is about.
+func (s *Server) withContext(ctx context.Context, p PromptParams) string {
+	if p.TextDocument == nil || p.TextDocument.URI == "" {
+		return p.Prompt
+	}
+	path := uriPath(p.TextDocument.URI)
+	rel := path
+	if r, err := filepath.Rel(s.root, path); err == nil && !strings.HasPrefix(r, "..") {
+		rel = filepath.ToSlash(r)
+	}
+	var text string
+	if d, ok := s.docs.byURI(p.TextDocument.URI); ok {
+		text = d.text
+	} else if b, err := s.ws.ReadFile(ctx, rel); err == nil {
+		text = string(b)
+	} else {
+		return p.Prompt
+	}
+	// HOOK(read tracking): the document's text at this version counts as
+	// read for the read-before-edit rule. Wire it when tools.Reads exists:
+	//   reads.MarkRead(rel, []byte(text))
+	var b strings.Builder
+	b.WriteString(p.Prompt)
+	if len(text) <= maxContextBytes {
+		fmt.Fprintf(&b, "\n\nThe user is looking at %s (as the editor shows it, including unsaved changes):\n```\n%s\n```\n", rel, text)
+	} else {
+		fmt.Fprintf(&b, "\n\nThe user is looking at %s (%d bytes, too large to include; read the parts you need with read_file).\n", rel, len(text))
+	}
+	if p.Range != nil {
+		s.mu.Lock()
+		enc := s.enc
+		s.mu.Unlock()
+		m := NewMapper(text)
+		a, z := m.Offset(enc, p.Range.Start), m.Offset(enc, p.Range.End)
+		if a < z {
+			sel := text[a:z]
+			if len(sel) > maxContextBytes {
+				sel = sel[:maxContextBytes] + "\n[… selection cut]"
+			}
+			fmt.Fprintf(&b, "\nThe selection (lines %d-%d):\n```\n%s\n```\n", p.Range.Start.Line+1, p.Range.End.Line+1, sel)
+		}
+	}
+	return b.String()
+}
+
+// sendEvent forwards one event as agent/event with the session id.
+func (s *Server) sendEvent(id string, ev agent.Event) {
+	b, err := json.Marshal(ev)
+	if err != nil || len(b) < 2 {
+		return
+	}
+	head, _ := json.Marshal(id)
+	msg := make([]byte, 0, len(b)+len(head)+16)
+	msg = append(msg, `{"sessionId":`...)
+	msg = append(msg, head...)
+	msg = append(msg, ',')
+	msg = append(msg, b[1:]...)
+	_ = s.conn.Notify(s.ctx, MethodEvent, json.RawMessage(msg))
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

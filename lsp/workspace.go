@@ -1,0 +1,214 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// Workspace is the workspace as the editor sees it: an open document's
+// text comes from the editor's buffer, other files from the disk (through
+// tools.DiskWorkspace, so the boundary and hard-link rules apply). Edits
+// become workspace/applyEdit requests.
+//
+// Files that are not open are edited through applyEdit too, with a null
+// version: the editor opens them in a buffer, so the edit is visible and
+// undoable there like any other. Sync puts them on disk before a shell
+// command runs.
+type Workspace struct {
+	s    *Server
+	disk *tools.DiskWorkspace
+	// only, when set, is the one file this view may edit (code actions).
+	only string
+
+	ed *editedSet
+}
+
+// editedSet records the files the agent edited since the last Sync.
+type editedSet struct {
+	mu    sync.Mutex
+	files map[string]editRecord // by absolute path
+}
+
+type editRecord struct {
+	data []byte // the content sent
+	open bool   // the file was open in the editor
+}
+
+func newWorkspace(s *Server, root string) (*Workspace, error) {
+	disk, err := tools.NewDiskWorkspace(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{s: s, disk: disk, ed: &editedSet{files: make(map[string]editRecord)}}, nil
+}
+
+// LimitTo returns a view of w whose ApplyEdit only accepts the absolute path.
+func (w *Workspace) LimitTo(path string) *Workspace {
+	return &Workspace{s: w.s, disk: w.disk, only: path, ed: w.ed}
+}
+
+// Root returns the workspace root.
+func (w *Workspace) Root() string { return w.disk.Root() }
+
+// Resolve checks path against the root (delegated to the disk workspace).
+func (w *Workspace) Resolve(path string) (string, error) { return w.disk.Resolve(path) }
+
+// AllowsHardLinks follows the disk workspace.
+func (w *Workspace) AllowsHardLinks() bool { return w.disk.AllowsHardLinks() }
+
+// abs resolves path to a clean absolute path inside the root.
+func (w *Workspace) abs(path string) (rel, abs string, err error) {
+	rel, err = w.disk.Resolve(path)
+	if err != nil {
+		return "", "", err
+	}
+	return rel, filepath.Join(w.disk.Root(), filepath.FromSlash(rel)), nil
+}
+
+// ReadFile returns the editor's buffer for an open document, else the file
+// on disk.
+func (w *Workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	rel, abs, err := w.abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := w.s.docs.byPath(abs); ok {
+		return []byte(d.text), nil
+	}
+	return w.disk.ReadFile(ctx, rel)
+}
+
+// Open streams an open document's buffer, else the file on disk.
+func (w *Workspace) Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	rel, abs, err := w.abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := w.s.docs.byPath(abs); ok {
+		return io.NopCloser(strings.NewReader(d.text)), nil
+	}
+	return w.disk.Open(ctx, rel)
+}
+
+// ErrOtherFile refuses an edit outside the file a code action is about.
+var ErrOtherFile = errors.New("this run may only edit the file the code action is about")
+
+// ApplyEdit sends c to the editor as a workspace/applyEdit. It returns
+// tools.ErrConflict when the buffer no longer holds c.Old or the editor
+// refuses the edit.
+func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
+	rel, abs, err := w.abs(c.Path)
+	if err != nil {
+		return err
+	}
+	if w.only != "" && abs != w.only {
+		return fmt.Errorf("edit %s: %w", rel, ErrOtherFile)
+	}
+	_, wasOpen := w.s.docs.byPath(abs)
+	params, direct, err := w.s.buildEdit(ctx, w, rel, abs, c)
+	if err != nil {
+		return err
+	}
+	if direct {
+		return w.writeDisk(rel, abs, c.New)
+	}
+	if err := w.s.sendEdit(ctx, params); err != nil {
+		return fmt.Errorf("apply edit %s: %w", rel, err)
+	}
+	w.ed.mu.Lock()
+	w.ed.files[abs] = editRecord{data: c.New, open: wasOpen}
+	w.ed.mu.Unlock()
+	if d, ok := w.s.docs.byPath(abs); ok && wasOpen {
+		// Most clients send didChange before answering; wait a little
+		// for the ones that do not, so a re-read sees the edit.
+		want := string(c.New)
+		if d.text != want {
+			w.s.docs.waitPath(ctx, abs, time.Second, func(d snapshot) bool { return d.text == want })
+		}
+	}
+	return nil
+}
+
+// writeDisk creates a file directly, for clients that cannot create files
+// through a WorkspaceEdit.
+func (w *Workspace) writeDisk(rel, abs string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", rel, err)
+	}
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create %s: %w", rel, tools.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", rel, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return f.Close()
+}
+
+// Sync makes the files the agent edited be on disk as the editor shows
+// them, before a shell command reads them: a client that declares
+// experimental.agentLsp.saveRequest is asked to save all of them
+// (agent/saveDocuments); otherwise the server writes the edited files that
+// were not open in the editor itself (their buffer's text if the editor
+// has opened them since). Open documents of such clients stay unsaved:
+// writing under an open buffer would fight the editor.
+func (w *Workspace) Sync(ctx context.Context) error {
+	w.ed.mu.Lock()
+	edited := make(map[string]editRecord, len(w.ed.files))
+	for k, v := range w.ed.files {
+		edited[k] = v
+	}
+	w.ed.mu.Unlock()
+	if len(edited) == 0 {
+		return nil
+	}
+	w.s.mu.Lock()
+	save := w.s.caps.saveRequest
+	w.s.mu.Unlock()
+	if save {
+		var p SaveDocumentsParams
+		for abs := range edited {
+			p.URIs = append(p.URIs, string(uri.File(abs)))
+		}
+		var res SaveDocumentsResult
+		if _, err := w.s.conn.Call(ctx, MethodSaveDocuments, p, &res); err != nil {
+			return fmt.Errorf("save documents: %w", err)
+		}
+	} else {
+		for abs, rec := range edited {
+			if rec.open {
+				continue
+			}
+			data := rec.data
+			if d, ok := w.s.docs.byPath(abs); ok {
+				data = []byte(d.text)
+			}
+			if err := os.WriteFile(abs, data, 0o644); err != nil {
+				return fmt.Errorf("sync %s: %w", abs, err)
+			}
+		}
+	}
+	w.ed.mu.Lock()
+	for abs := range edited {
+		delete(w.ed.files, abs)
+	}
+	w.ed.mu.Unlock()
+	return nil
+}
+
+var _ tools.Syncer = (*Workspace)(nil)
