@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -22,7 +23,17 @@ func NewStore(dir string, secrets ...string) *Store {
 
 // Create starts a recorded session with a new id.
 func (st *Store) Create(system string, h TranscriptHeader) (*Session, error) {
-	id := NewSessionID()
+	return st.CreateID(NewSessionID(), system, h)
+}
+
+// CreateID starts a recorded session with an id the client chose; it
+// fails if that session exists.
+func (st *Store) CreateID(id, system string, h TranscriptHeader) (*Session, error) {
+	if p, err := TranscriptPath(st.Dir, id); err != nil {
+		return nil, err
+	} else if _, err := os.Stat(p); err == nil {
+		return nil, fmt.Errorf("session %s exists already", id)
+	}
 	t, err := CreateTranscript(st.Dir, id, h, st.Secrets...)
 	if err != nil {
 		return nil, err

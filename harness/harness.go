@@ -63,6 +63,9 @@ type Harness struct {
 	SandboxErr error
 	// Spill keeps full outputs that were cut for the model.
 	Spill *tools.Spill
+	// Reads is what the agent has read this session: the file tools edit
+	// only files it read; the LSP server marks a prompt's document read.
+	Reads *tools.Reads
 	Guard *agent.Guard
 	// Tools and AgentConfig are what Agent was built from (replay reuses
 	// them).
@@ -240,13 +243,15 @@ func New(opts Options) (_ *Harness, err error) {
 	// also reads h.Spill's files (the full outputs the bash results name).
 	// A workspace that can apply edits gets the write tools too; the guard
 	// checks the paths of every call, for writing where the tool writes.
+	h.Reads = tools.NewReads()
 	if ed, ok := ws.(tools.Editor); ok {
-		h.Registry = tools.NewRegistry(tools.FileTools(ed, nil, h.Spill)...)
+		h.Registry = tools.NewRegistry(tools.FileTools(ed, h.Reads, h.Spill)...)
 	} else {
 		h.Registry = tools.NewRegistry(tools.NewReadFile(ws, tools.WithSpill(h.Spill)), tools.NewGlob(ws), tools.NewGrep(ws))
 	}
 	if h.Sandbox != nil {
-		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Redact: secretValues(os.Environ(), cfg.APIKey)}))
+		sync, _ := ws.(tools.Syncer)
+		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
 	}
 
 	h.Guard = agent.NewGuard(agent.GuardOptions{
@@ -323,12 +328,16 @@ func pruneOld(dir string, keep time.Duration) {
 }
 
 // NewSession starts a recorded conversation with the system prompt for
-// this workspace and tool set. When the transcript cannot be created the
-// session still runs, unrecorded, and the error says why.
-func (h *Harness) NewSession() (*agent.Session, error) {
-	s, err := h.Store.Create(h.System, agent.TranscriptHeader{Workspace: h.root, Model: h.model})
+// this workspace and tool set, under id (a new one when empty). When the
+// transcript cannot be created the session still runs, unrecorded, and the
+// error says why.
+func (h *Harness) NewSession(id string) (*agent.Session, error) {
+	if id == "" {
+		id = agent.NewSessionID()
+	}
+	s, err := h.Store.CreateID(id, h.System, agent.TranscriptHeader{Workspace: h.root, Model: h.model})
 	if err != nil {
-		return agent.NewSession(agent.NewSessionID(), h.System), fmt.Errorf("session not recorded: %w", err)
+		return agent.NewSession(id, h.System), fmt.Errorf("session not recorded: %w", err)
 	}
 	return s, nil
 }
@@ -345,6 +354,17 @@ func (h *Harness) ResumeSession(id string) (*agent.Session, error) {
 
 // SessionsDir is where transcripts are kept under stateDir.
 func SessionsDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+
+// HasSession reports whether a transcript of exactly id exists (no
+// prefixes, no "last").
+func (h *Harness) HasSession(id string) bool {
+	p, err := agent.TranscriptPath(h.Store.Dir, id)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
+}
 
 // contextWindow is the configured window, else the one the server reports
 // (probed once and cached for a day), else 0 for the default.

@@ -35,7 +35,7 @@ func TestNodeClient(t *testing.T) {
 	}
 	script, _ := filepath.Abs("testdata/clients/node_client.js")
 	cmd := exec.Command(node, script, binary, ws, m.URL)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+mods)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+mods, "XDG_STATE_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PASS") {
 		t.Fatalf("node client: %v\n%s", err, out)

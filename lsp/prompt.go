@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -78,7 +79,7 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 		s.runs.Done()
 	}()
 
-	prompt := s.withContext(runCtx, p)
+	prompt := s.withContext(runCtx, se, p)
 	title := lim.title
 	if title == "" {
 		title = oneLine(p.Prompt, 60)
@@ -97,24 +98,24 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 		s.mu.Lock()
 		delete(s.sessions, se.id)
 		s.mu.Unlock()
+		se.close()
 	}
 	out := &PromptResult{SessionID: se.id, Reason: string(res.Reason), Turns: res.Turns, ToolCalls: res.ToolCalls, Text: res.Text, Error: res.Error}
 	out.Usage.InputTokens, out.Usage.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
 	return out, nil
 }
 
-// session returns the session id names, creating it (with a harness on
-// the current configuration) when new.
+// session returns the session id names: one in memory, else a recorded
+// one resumed from its transcript (also after a restart of the server),
+// else a new recorded session when id is empty.
 func (s *Server) session(id string, lim runLimits) (*session, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if se, ok := s.sessions[id]; ok && id != "" {
+		s.mu.Unlock()
 		return se, nil
 	}
-	if id == "" {
-		id = fmt.Sprintf("s%d", s.nextID.Add(1))
-	}
 	cfg := s.cfg
+	s.mu.Unlock()
 	var ws tools.Workspace = s.ws
 	if lim.maxTurns > 0 {
 		cfg.MaxTurns = lim.maxTurns
@@ -122,14 +123,62 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 	if lim.onlyPath != "" {
 		ws = s.ws.LimitTo(lim.onlyPath)
 	}
-	h, err := harness.New(harness.Options{Root: s.root, Config: cfg, Workspace: ws, Approver: s.approver})
+	// The harness is made outside the lock: it may ask the model server
+	// for its context window.
+	h, err := harness.New(harness.Options{Root: s.root, Config: cfg, Workspace: ws, Approver: s.approver, StateDir: s.opts.StateDir, Log: s.log})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "start session: %v", err)
 	}
 	h.Registry.Add(diagnosticsTool(s))
-	se := &session{id: id, h: h, as: h.NewSession(id, s.root)}
-	s.sessions[id] = se
+	// A known id resumes that session; an unknown one starts a session
+	// under the id the client chose, so it can cancel it before the first
+	// result names it.
+	var as *agent.Session
+	err = errors.New("new session")
+	if id != "" && h.HasSession(id) {
+		as, err = h.ResumeSession(id)
+	}
+	if err != nil {
+		if !validSessionID(id) {
+			h.Close()
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "sessionId %q: use letters, digits, '-', '_', '.' and ':' (at most 64)", id)
+		}
+		if as, err = h.NewSession(id); err != nil {
+			s.log.Warn("Session not recorded", "err", err)
+		}
+	}
+	se := &session{id: as.ID, h: h, as: as}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.sessions[se.id]; ok {
+		// Another request resumed the same session meanwhile: use it.
+		se.close()
+		return old, nil
+	}
+	s.sessions[se.id] = se
 	return se, nil
+}
+
+// validSessionID accepts the ids a transcript file can be named after.
+func validSessionID(id string) bool {
+	if id == "" {
+		return true
+	}
+	if len(id) > 64 || id[0] == '.' {
+		return false
+	}
+	for _, r := range id {
+		if !(r == '_' || r == '-' || r == '.' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// close releases the session's transcript and harness.
+func (se *session) close() {
+	_ = se.as.Transcript().Close()
+	_ = se.h.Close()
 }
 
 // cancelSession aborts the session's run, if any.
@@ -146,7 +195,7 @@ func (s *Server) cancelSession(id string) {
 const maxContextBytes = 64 << 10
 
 // withContext adds the document and selection the prompt is about.
-func (s *Server) withContext(ctx context.Context, p PromptParams) string {
+func (s *Server) withContext(ctx context.Context, se *session, p PromptParams) string {
 	if p.TextDocument == nil || p.TextDocument.URI == "" {
 		return p.Prompt
 	}
@@ -163,9 +212,11 @@ func (s *Server) withContext(ctx context.Context, p PromptParams) string {
 	} else {
 		return p.Prompt
 	}
-	// HOOK(read tracking): the document's text at this version counts as
-	// read for the read-before-edit rule. Wire it when tools.Reads exists:
-	//   reads.MarkRead(rel, []byte(text))
+	// The document's text at this version counts as read, for the
+	// read-before-edit rule: the model saw it in the prompt.
+	if len(text) <= maxContextBytes && !filepath.IsAbs(rel) {
+		se.h.Reads.MarkRead(rel, []byte(text))
+	}
 	var b strings.Builder
 	b.WriteString(p.Prompt)
 	if len(text) <= maxContextBytes {

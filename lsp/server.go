@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/harness"
 	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/config"
@@ -40,6 +42,9 @@ type Options struct {
 	// ParentPoll is how often the editor process is checked
 	// (DefaultParentPoll).
 	ParentPoll time.Duration
+	// StateDir holds transcripts, spill files and the sandbox's private
+	// directories (harness.DefaultStateDir when empty).
+	StateDir string
 }
 
 // Server is one language server connection.
@@ -82,6 +87,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
+	}
+	if opts.StateDir == "" {
+		opts.StateDir = harness.DefaultStateDir(opts.Getenv)
 	}
 	s := &Server{
 		opts:       opts,
@@ -143,6 +151,10 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for id, se := range s.sessions {
+		se.close()
+		delete(s.sessions, id)
+	}
 	if s.ws != nil {
 		_ = s.ws.disk.Close()
 	}

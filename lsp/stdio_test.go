@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -20,6 +21,8 @@ import (
 var binary, floor string
 
 func TestMain(m *testing.M) {
+	// The bash tool's sandbox re-executes this test binary as its helper.
+	sandbox.MaybeRunHelper()
 	dir, err := os.MkdirTemp("", "agent-lsp-bin")
 	if err != nil {
 		panic(err)

@@ -59,6 +59,9 @@ type BashOptions struct {
 	MaxOutput int
 	// Grace is the time between SIGTERM and SIGKILL (default 2s).
 	Grace time.Duration
+	// Sync, when set, is called before each command so that edits the
+	// editor holds in its buffers are on disk when the command reads them.
+	Sync Syncer
 	// Redact are secret values (the server's API key, tokens in its
 	// environment) replaced by [REDACTED] wherever a command's output
 	// shows them: the environment is scrubbed, but a command may still
@@ -98,6 +101,14 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 	}
 	if timeout > opts.MaxTimeout {
 		return Errorf("timeout %d s is over the maximum of %d s; split the work into shorter commands", p.Timeout, int(opts.MaxTimeout/time.Second)), nil
+	}
+	if opts.Sync != nil {
+		if err := opts.Sync.Sync(ctx); err != nil {
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			return Errorf("not run: the files you edited could not be saved to disk first (%v), so the command would not see your edits; ask the user to save them", err), nil
+		}
 	}
 	cmd, err := opts.Sandbox.Command(ctx, p.Command)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 )
 
 // The write tools share one protocol, run with the path's queue held
@@ -45,29 +46,45 @@ func current(ctx context.Context, ed Editor, tool, rel string) (cur []byte, exis
 
 // commit applies c, computed from content the agent had read, with the
 // conflict rule above. It returns nil when the change was applied.
-func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change) (*Result, error) {
+//
+// When the workspace knows the editor's diagnostics (Diagnoser), commit
+// waits briefly after the edit for the file's new diagnostics and returns
+// them as a note for the result, so the model sees what its edit broke.
+func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change) (*Result, string, error) {
+	diag, _ := ed.(Diagnoser)
+	var gen int64
+	if diag != nil {
+		gen = diag.DiagnosticsGeneration()
+	}
 	for attempt := 0; ; attempt++ {
 		err := ed.ApplyEdit(ctx, c)
 		if err == nil {
 			reads.MarkRead(c.Path, c.New)
-			return nil, nil
+			if diag != nil {
+				if note := diag.DiagnosticsAfterEdit(ctx, c.Path, gen, DiagnosticsWait); note != "" {
+					return nil, "\n\nDiagnostics after the edit:\n" + note, nil
+				}
+			}
+			return nil, "", nil
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, "", ctx.Err()
 		}
 		if !errors.Is(err, ErrConflict) {
-			return applyError(tool, c.Path, err)
+			res, err := applyError(tool, c.Path, err)
+			return res, "", err
 		}
 		cur, rerr := ed.ReadFile(ctx, c.Path)
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, "", ctx.Err()
 		}
 		var r Result
 		switch {
 		case c.Old == nil && rerr == nil:
 			r = Errorf("%s: %s was created by someone else (the user's buffer or another tool) while you were writing it; read it with read_file, then retry", tool, c.Path)
 		case c.Old == nil && !errors.Is(rerr, fs.ErrNotExist):
-			return applyError(tool, c.Path, rerr)
+			res, err := applyError(tool, c.Path, rerr)
+			return res, "", err
 		case c.Old != nil && (rerr != nil || !bytes.Equal(cur, c.Old)):
 			r = Errorf("%s: the file %s changed (the user's buffer was edited) since you read it; read it again with read_file, then retry", tool, c.Path)
 		case attempt > 0:
@@ -75,9 +92,13 @@ func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change)
 		default:
 			continue // still what the change was computed against: once more
 		}
-		return &r, nil
+		return &r, "", nil
 	}
 }
+
+// DiagnosticsWait is how long a write tool waits for the editor's new
+// diagnostics of the file it edited.
+const DiagnosticsWait = 1500 * time.Millisecond
 
 // applyError reports a refusal the model can act on as a result, and
 // anything else as a harness failure.

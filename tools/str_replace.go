@@ -81,10 +81,11 @@ func strReplace(ctx context.Context, ed Editor, reads *Reads, p *StrReplaceParam
 		return Errorf("str_replace: %s", strings.ReplaceAll(fail, "{file}", rel)), nil
 	}
 	c := Change{Path: rel, Old: cur, New: applyReplacements(cur, pl.reps), Replacements: pl.reps, Label: "agent-lsp: str_replace " + rel}
-	if res, err := commit(ctx, ed, reads, "str_replace", c); res != nil || err != nil {
+	res, diags, err := commit(ctx, ed, reads, "str_replace", c)
+	if res != nil || err != nil {
 		return deref(res), err
 	}
-	return Result{Text: report(rel, c, pl)}, nil
+	return Result{Text: report(rel, c, pl) + diags}, nil
 }
 
 // editPlan is what a str_replace call will do.

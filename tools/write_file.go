@@ -64,7 +64,8 @@ func writeFile(ctx context.Context, ed Editor, reads *Reads, p *WriteFileParams)
 			return Result{Text: fmt.Sprintf("%s already has this content (%s); nothing was written.", rel, plural(lineCount(cur), "line"))}, nil
 		}
 	}
-	if res, err := commit(ctx, ed, reads, "write_file", c); res != nil || err != nil {
+	res, diags, err := commit(ctx, ed, reads, "write_file", c)
+	if res != nil || err != nil {
 		return deref(res), err
 	}
 	text := fmt.Sprintf("Created %s (%s).", rel, plural(lineCount(c.New), "line"))
@@ -74,7 +75,7 @@ func writeFile(ctx context.Context, ed Editor, reads *Reads, p *WriteFileParams)
 	for _, n := range notes {
 		text += "\nNote: " + n
 	}
-	return Result{Text: text}, nil
+	return Result{Text: text + diags}, nil
 }
 
 func deref(r *Result) Result {

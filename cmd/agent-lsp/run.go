@@ -88,7 +88,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agent-lsp: resume: %v\n", err)
 			return exitUsage
 		}
-	} else if conv, err = h.NewSession(); err != nil {
+	} else if conv, err = h.NewSession(""); err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: warning: %v\n", err)
 	}
 	defer conv.Transcript().Close()

@@ -105,7 +105,7 @@ func Connect(t testing.TB, files map[string]string, opts ...Options) *Env {
 		env[k] = v
 	}
 	e := &Env{T: t, Root: root, opts: o, serveDone: make(chan int, 1), changed: make(chan struct{}), bufs: make(map[string]*buffer)}
-	e.Server = lsp.New(lsp.Options{Stderr: testWriter{t}, Getenv: func(k string) string { return env[k] }, Version: "test", ParentPoll: 10 * time.Millisecond})
+	e.Server = lsp.New(lsp.Options{Stderr: testWriter{t}, Getenv: func(k string) string { return env[k] }, Version: "test", ParentPoll: 10 * time.Millisecond, StateDir: t.TempDir()})
 	sc, cc := net.Pipe()
 	go func() { e.serveDone <- e.Server.Serve(context.Background(), sc) }()
 	e.pipe = cc

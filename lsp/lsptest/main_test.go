@@ -1,0 +1,15 @@
+package lsptest_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/sandbox"
+)
+
+// TestMain lets the test binary act as the sandbox helper: the server's
+// bash tool re-executes /proc/self/exe to confine its commands.
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
+	os.Exit(m.Run())
+}
