@@ -47,6 +47,9 @@ type Options struct {
 	ProcessID int
 	// Env is the server's environment (nothing else is visible).
 	Env map[string]string
+	// StateDir holds the server's transcripts (default: a new temporary
+	// directory); share it between two Connects to test a restart.
+	StateDir string
 	// OnApplyEdit answers workspace/applyEdit; nil applies the edit to the
 	// buffers (sending didChange) and answers applied:true.
 	OnApplyEdit func(e *Env, p ApplyEditParams) ApplyEditResult
@@ -105,7 +108,10 @@ func Connect(t testing.TB, files map[string]string, opts ...Options) *Env {
 		env[k] = v
 	}
 	e := &Env{T: t, Root: root, opts: o, serveDone: make(chan int, 1), changed: make(chan struct{}), bufs: make(map[string]*buffer)}
-	e.Server = lsp.New(lsp.Options{Stderr: testWriter{t}, Getenv: func(k string) string { return env[k] }, Version: "test", ParentPoll: 10 * time.Millisecond, StateDir: t.TempDir()})
+	if o.StateDir == "" {
+		o.StateDir = t.TempDir()
+	}
+	e.Server = lsp.New(lsp.Options{Stderr: testWriter{t}, Getenv: func(k string) string { return env[k] }, Version: "test", ParentPoll: 10 * time.Millisecond, StateDir: o.StateDir})
 	sc, cc := net.Pipe()
 	go func() { e.serveDone <- e.Server.Serve(context.Background(), sc) }()
 	e.pipe = cc
