@@ -90,7 +90,7 @@ func TestEditorProcessGone(t *testing.T) {
 	t.Parallel()
 	editor := exec.Command("sleep", "60")
 	if err := editor.Start(); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	e := lsptest.Connect(t, nil, lsptest.Options{ProcessID: editor.Process.Pid})
 	_ = editor.Process.Kill()
