@@ -49,7 +49,8 @@ func (r *run) maybeCompact(ctx context.Context) error {
 	if r.cc.Off {
 		return nil
 	}
-	tokens := r.a.est.Tokens(Request{Messages: r.s.Messages(), Tools: r.specs})
+	all, _ := r.s.tokens()
+	tokens := r.a.est.scale(all + specTokens(r.specs))
 	if float64(tokens) <= r.cc.CompactAt*float64(r.cc.Window) {
 		return nil
 	}
@@ -96,7 +97,8 @@ func isContextOverflow(err error) bool {
 // overflow handles a request the server refused as too long: the window
 // is taken to be 90% of that request, and the conversation compacted.
 func (r *run) overflow(ctx context.Context) error {
-	tokens := r.a.est.Tokens(Request{Messages: r.s.Messages(), Tools: r.specs})
+	all, _ := r.s.tokens()
+	tokens := r.a.est.scale(all + specTokens(r.specs))
 	if w := tokens * 9 / 10; w < r.cc.Window {
 		r.cc.Window = w
 		r.cc.KeepRecent = min(r.cc.KeepRecent, w/8)

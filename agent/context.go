@@ -89,10 +89,7 @@ func RawTokens(req Request) int {
 	for _, m := range req.Messages {
 		n += MessageTokens(m)
 	}
-	for _, t := range req.Tools {
-		n += 8 + (len(t.Name)+len(t.Description)+len(t.Parameters)+3)/4
-	}
-	return n
+	return n + specTokens(req.Tools)
 }
 
 // MessageTokens estimates one message as sent (reasoning is not sent).
@@ -102,6 +99,15 @@ func MessageTokens(m Message) int {
 		b += len(c.ID) + len(c.Name) + len(c.Arguments) + 8
 	}
 	return 4 + (b+3)/4
+}
+
+// specTokens estimates the tool schemas of a request.
+func specTokens(specs []ToolSpec) int {
+	n := 0
+	for _, t := range specs {
+		n += 8 + (len(t.Name)+len(t.Description)+len(t.Parameters)+3)/4
+	}
+	return n
 }
 
 // Tokens estimates req, calibrated.
@@ -180,35 +186,43 @@ func (r *run) prune() {
 	if r.cc.Off {
 		return
 	}
+	// This runs before every request: the common case (nothing to prune)
+	// costs O(1) through the session's running sums.
+	if _, live := r.s.tokens(); r.a.est.scale(live) <= r.cc.PruneAbove {
+		return
+	}
 	msgs := r.s.Messages()
 	last := -1
-	calls := make(map[string]ToolCall)
+	total := 0
 	for i, m := range msgs {
-		if m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
+		switch {
+		case m.Role == RoleAssistant && len(m.ToolCalls) > 0:
 			last = i
-			for _, c := range m.ToolCalls {
-				calls[c.ID] = c
+		case m.Role == RoleTool:
+			if t := r.a.est.scale(MessageTokens(m)); t >= minStubbed && !r.s.isStubbed(m.ToolCallID) {
+				total += t
 			}
 		}
+	}
+	if total <= r.cc.PruneAbove {
+		return
 	}
 	type live struct {
 		i, tokens int
 	}
 	var lives []live
-	total := 0
+	calls := make(map[string]ToolCall)
 	for i, m := range msgs {
-		if m.Role != RoleTool || r.s.isStubbed(m.ToolCallID) {
-			continue
+		switch {
+		case m.Role == RoleAssistant:
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = c
+			}
+		case m.Role == RoleTool:
+			if t := r.a.est.scale(MessageTokens(m)); t >= minStubbed && !r.s.isStubbed(m.ToolCallID) {
+				lives = append(lives, live{i, t})
+			}
 		}
-		t := r.a.est.scale(MessageTokens(m))
-		if t < minStubbed {
-			continue
-		}
-		lives = append(lives, live{i, t})
-		total += t
-	}
-	if total <= r.cc.PruneAbove {
-		return
 	}
 	stubs := make(map[string]string)
 	for _, l := range lives {

@@ -29,7 +29,8 @@ type Session struct {
 	// instr lists the directories whose AGENTS.md was looked for.
 	instr map[string]bool
 	// rec, when set, records every change (transcript.go).
-	rec *Transcript
+	rec  *Transcript
+	sums tokenSums
 }
 
 // NewSession returns an empty session. system, if not empty, becomes the
@@ -232,4 +233,41 @@ func safeID(id string) bool {
 		return !(r == '_' || r == '-' || r == '.' || r == ':' ||
 			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 	}) < 0
+}
+
+// tokenSums caches the raw token estimate of the history, so that the
+// checks made before every request (prune, compact) cost the same however
+// long the conversation is. The history only changes by appending, or by
+// replacing the whole slice (stubs, compaction, a new system prompt), so
+// the cache is valid while the backing array is the same and extends to
+// the messages appended since.
+type tokenSums struct {
+	base  *Message
+	n     int
+	all   int // MessageTokens of every message
+	tools int // MessageTokens of the tool results not yet stubbed
+}
+
+// tokens returns the raw estimates of the whole history and of its live
+// tool results.
+func (s *Session) tokens() (all, tools int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &s.sums
+	if len(s.messages) == 0 {
+		*c = tokenSums{}
+		return 0, 0
+	}
+	if c.base != &s.messages[0] || c.n > len(s.messages) {
+		*c = tokenSums{base: &s.messages[0]}
+	}
+	for _, m := range s.messages[c.n:] {
+		t := MessageTokens(m)
+		c.all += t
+		if m.Role == RoleTool && !s.stubbed[m.ToolCallID] {
+			c.tools += t
+		}
+	}
+	c.n = len(s.messages)
+	return c.all, c.tools
 }
