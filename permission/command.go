@@ -2,7 +2,6 @@ package permission
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -72,7 +71,7 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 		c.argChecks(base, argv[1:], &pl)
 	}
 	for _, a := range argv[1:] {
-		if !a.static && secretVar.MatchString(a.text) {
+		if !a.static && secretVar().MatchString(a.text) {
 			pl.ask(a.text, "expands a variable that may hold a secret")
 		}
 	}
@@ -170,8 +169,8 @@ var patternFirst = map[string]bool{
 }
 
 var (
-	urlLike   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	secretVar = regexp.MustCompile(`(?i)\$\{?[!#]?[a-z0-9_]*(key|token|secret|passw|cred|auth|cookie|session)[a-z0-9_]*`)
+	urlLike   = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	secretVar = lazyRegexp(`(?i)\$\{?[!#]?[a-z0-9_]*(key|token|secret|passw|cred|auth|cookie|session)[a-z0-9_]*`)
 )
 
 // argChecks applies the generic structural checks to operands: literal
@@ -211,7 +210,7 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 			patterns--
 			continue
 		}
-		if cand == "" || urlLike.MatchString(cand) {
+		if cand == "" || urlLike().MatchString(cand) {
 			continue
 		}
 		if a.glob && globMaySecret(cand) {

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -141,7 +140,7 @@ func (c *checker) gitConfig(kv word, pl *plan, via string) {
 	}
 }
 
-var commandKeys = regexp.MustCompile(`^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|` +
+var commandKeys = lazyRegexp(`^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|` +
 	`diff\.external|diff\..*\.(command|textconv)|difftool\..*\.cmd|mergetool\..*\.cmd|merge\..*\.driver|` +
 	`filter\..*\.(clean|smudge|process)|credential\.(.*\.)?helper|sequence\.editor|gpg\.(.*\.)?program|` +
 	`pager\..*|alias\..*|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack)|` +
@@ -149,7 +148,7 @@ var commandKeys = regexp.MustCompile(`^(core\.(pager|editor|sshcommand|fsmonitor
 
 // commandKey reports git configuration keys whose value is a command (or
 // names files that hold commands).
-func commandKey(k string) bool { return commandKeys.MatchString(k) }
+func commandKey(k string) bool { return commandKeys().MatchString(k) }
 
 // goTool checks go subcommands' options that run other programs or write.
 func (c *checker) goTool(args []word, pl *plan) {

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -46,11 +45,11 @@ func (c *checker) sed(args []word, pl *plan) {
 	}
 }
 
-var sedCmd = regexp.MustCompile(`^\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*!?\s*([a-zA-Z{}=#:])(.*)$`)
+var sedCmd = lazyRegexp(`^\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*!?\s*([a-zA-Z{}=#:])(.*)$`)
 
 func (c *checker) sedScript(s string, pl *plan) {
 	for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' }) {
-		m := sedCmd.FindStringSubmatch(line)
+		m := sedCmd().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -83,9 +82,9 @@ func (c *checker) sedScript(s string, pl *plan) {
 }
 
 var (
-	awkRuns    = regexp.MustCompile(`system\s*\(|\|\s*getline|print[f]?[^;}]*\|`)
-	awkWrites  = regexp.MustCompile(`print[f]?[^;}]*>`)
-	quotedText = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`)
+	awkRuns    = lazyRegexp(`system\s*\(|\|\s*getline|print[f]?[^;}]*\|`)
+	awkWrites  = lazyRegexp(`print[f]?[^;}]*>`)
+	quotedText = lazyRegexp(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`)
 )
 
 // awk: system(), pipes and print > file.
@@ -107,16 +106,16 @@ func (c *checker) awk(args []word, pl *plan) {
 		pl.ask(prog.text, "awk program is not a literal")
 		return
 	}
-	if awkRuns.MatchString(prog.text) {
+	if awkRuns().MatchString(prog.text) {
 		pl.ask(prog.text, "awk program runs shell commands")
 		c.quotedCommands(prog.text, "awk", pl)
 	}
-	if awkWrites.MatchString(prog.text) {
+	if awkWrites().MatchString(prog.text) {
 		pl.ask(prog.text, "awk program writes files")
 	}
 }
 
-var runsCode = regexp.MustCompile(`system|exec|popen|spawn|subprocess|child_process|shell_exec|passthru|` + "`" + `|os\.|Process|Runtime|run\(`)
+var runsCode = lazyRegexp(`system|exec|popen|spawn|subprocess|child_process|shell_exec|passthru|` + "`" + `|os\.|Process|Runtime|run\(`)
 
 // interpreter: inline code is ask; string literals in code that runs
 // commands are checked so that a visible denied program is denied.
@@ -139,7 +138,7 @@ func (c *checker) interpreter(base string, args []word, pl *plan) {
 				continue
 			}
 			pl.ask(a.text, base+" "+o+" runs inline code")
-			if v.static && runsCode.MatchString(v.text) {
+			if v.static && runsCode().MatchString(v.text) {
 				c.quotedCommands(v.text, base, pl)
 			}
 		}
@@ -155,7 +154,7 @@ func (c *checker) interpreter(base string, args []word, pl *plan) {
 // quotedCommands checks each string literal in code as a shell command, so
 // that `system("rm -rf x")` is seen.
 func (c *checker) quotedCommands(code, via string, pl *plan) {
-	for _, m := range quotedText.FindAllStringSubmatch(code, 16) {
+	for _, m := range quotedText().FindAllStringSubmatch(code, 16) {
 		s := m[1]
 		if s == "" {
 			s = m[2]

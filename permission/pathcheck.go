@@ -5,13 +5,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 var (
-	drivePath = regexp.MustCompile(`^[A-Za-z]:`)
-	uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	drivePath = lazyRegexp(`^[A-Za-z]:`)
+	uriScheme = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 )
 
 // CheckPath decides whether tool may touch p (relative to the workspace root
@@ -45,13 +44,13 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 		if hostileText(p) != "" || strings.Contains(p, "%") {
 			return deny("file URI decodes to an ambiguous path")
 		}
-	case uriScheme.MatchString(p) && !drivePath.MatchString(p):
+	case uriScheme().MatchString(p) && !drivePath().MatchString(p):
 		return deny("not a file path")
 	}
 	switch {
 	case strings.Contains(p, `\`):
 		return deny("backslash in path (ambiguous across platforms)")
-	case drivePath.MatchString(p):
+	case drivePath().MatchString(p):
 		return deny("drive-letter path")
 	case strings.HasPrefix(p, "~"):
 		return deny("file tools do not expand ~")

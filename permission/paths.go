@@ -3,7 +3,6 @@ package permission
 import (
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,7 +25,7 @@ func foldSegment(s string) string {
 	return strings.TrimRight(strings.ToLower(s), ". ")
 }
 
-var shortName = regexp.MustCompile(`^[a-z0-9_-]{1,6}~[0-9]+$`)
+var shortName = lazyRegexp(`^[a-z0-9_-]{1,6}~[0-9]+$`)
 
 // protectedDirs are directories whose files run code or hold the agent's own
 // configuration; a file tool never writes inside them.
@@ -51,7 +50,7 @@ func protectedWrite(rel string) (Verdict, string) {
 		if why, ok := protectedDirs[f]; ok {
 			return Deny, "protected path " + f + ": " + why
 		}
-		if shortName.MatchString(f) {
+		if shortName().MatchString(f) {
 			return Deny, "8.3 short name " + s + " may alias a protected directory"
 		}
 	}
@@ -76,7 +75,7 @@ func protectedForShell(rel string) (bool, string) {
 	return v >= Ask, why
 }
 
-var idFile = regexp.MustCompile(`^id_[a-z0-9_-]+(\.pub)?$`)
+var idFile = lazyRegexp(`^id_[a-z0-9_-]+(\.pub)?$`)
 
 // sensitiveName reports whether a file name (base name) usually holds
 // secrets.
@@ -90,7 +89,7 @@ func sensitiveName(name string) bool {
 		strings.HasSuffix(b, ".pfx"):
 		return true
 	}
-	return idFile.MatchString(b)
+	return idFile().MatchString(b)
 }
 
 // hostileRune reports characters that can hide text from a reviewer or be

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -270,11 +269,11 @@ func describe(v any) string {
 
 // plainName matches field names shown as they are; others are quoted, so
 // that a hostile key cannot inject lines into a result.
-var plainName = regexp.MustCompile(`^[A-Za-z0-9_\-]{1,64}$`)
+var plainName = lazyRegexp(`^[A-Za-z0-9_\-]{1,64}$`)
 
 // fieldName shows a field name in error text.
 func fieldName(k string) string {
-	if plainName.MatchString(k) {
+	if plainName().MatchString(k) {
 		return k
 	}
 	return quote(k)

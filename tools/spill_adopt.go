@@ -3,11 +3,10 @@ package tools
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 )
 
 // spillFileName is the name Save gives: prefix-NNN-8hex.txt.
-var spillFileName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}-\d{3,}-[0-9a-f]{8}\.txt$`)
+var spillFileName = lazyRegexp(`^[A-Za-z0-9_-]{1,40}-\d{3,}-[0-9a-f]{8}\.txt$`)
 
 // Adopt makes an existing spill file readable through this Spill: a
 // resumed session names files that an earlier process's Spill wrote, often
@@ -21,7 +20,7 @@ func (s *Spill) Adopt(path string) bool {
 		return false
 	}
 	path = filepath.Clean(path)
-	if !spillFileName.MatchString(filepath.Base(path)) {
+	if !spillFileName().MatchString(filepath.Base(path)) {
 		return false
 	}
 	st, err := os.Lstat(path)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +19,7 @@ const maxReportedProblems = 8
 
 // plainInt is the only string form coerced to an integer (M08): base 10,
 // optional minus, no leading zeros, no spaces, at most 18 digits.
-var plainInt = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
+var plainInt = lazyRegexp(`^-?(0|[1-9][0-9]{0,17})$`)
 
 // checker validates a decoded arguments object against a tool's schema
 // and rewrites problems in words a model can act on. It walks the schema
@@ -69,7 +68,7 @@ func (c *checker) value(path string, v any, s *jsonschema.Schema) any {
 		kind := jsonKind(v)
 		ok := slices.Contains(types, kind) || kind == "integer" && slices.Contains(types, "number")
 		if !ok {
-			if str, isStr := v.(string); isStr && slices.Contains(types, "integer") && plainInt.MatchString(str) {
+			if str, isStr := v.(string); isStr && slices.Contains(types, "integer") && plainInt().MatchString(str) {
 				c.notes = append(c.notes, fmt.Sprintf("%s was the string %s; used the integer %s (send numbers without quotes)", c.field(path), quote(str), str))
 				v, kind, ok = json.Number(str), "integer", true
 			}
