@@ -83,6 +83,9 @@ func runNvim(t *testing.T, script string, env ...string) string {
 	if ctx.Err() != nil {
 		t.Fatalf("nvim timed out\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
+	if os.Getenv("E2E_VERBOSE") != "" {
+		t.Logf("stderr:\n%s", stderr.String())
+	}
 	if err != nil || !strings.HasPrefix(stdout.String(), "PASS") {
 		t.Fatalf("nvim: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
@@ -155,7 +158,7 @@ func TestNeovimE2E(t *testing.T) {
 		case 6:
 			return call("c4", "bash", `{"command":"touch made-by-agent.txt"}`)
 		default:
-			return agenttest.Reply{Text: "Fixed the greeting.", PromptTokens: 42, CompletionTokens: 7}
+			return agenttest.Reply{Text: "Fixed the greeting.", PromptTokens: 4000, CompletionTokens: 7}
 		}
 	})
 
@@ -166,6 +169,7 @@ func TestNeovimE2E(t *testing.T) {
 		"E2E_WS="+ws,
 		"E2E_SLOW_MARK="+slowMark,
 		"E2E_TIMEOUT_MS=35000",
+		"E2E_VERBOSE="+os.Getenv("E2E_VERBOSE"),
 	)
 
 	// The bash tool's result (and the approval) came back to the model.

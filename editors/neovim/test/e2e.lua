@@ -164,6 +164,9 @@ local ok, err = pcall(function()
     types[ev.type] = true
   end
   assert(types.text and types.tool_start and types.tool_result, 'events seen: ' .. vim.inspect(vim.tbl_keys(types)))
+  if vim.env.E2E_VERBOSE then
+    io.stderr:write('--- answer buffer ---\n' .. text .. '\n---\n')
+  end
   step('answer buffer ok')
 
   -- 4. a follow-up continues the session; cancel it while the model is slow

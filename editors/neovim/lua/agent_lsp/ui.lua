@@ -147,8 +147,8 @@ function M.text(state, s, hl)
   local b = M.buffer(state)
   local parts = vim.split(s, '\n', { plain = true })
   if not state.midline then
-    -- Start a fresh line after a tool block or header.
-    append_lines(state, { '' })
+    -- A blank line after a tool block, then a fresh line for the text.
+    append_lines(state, { '', '' })
   end
   local last = line_count(b) - 1
   local cur = vim.api.nvim_buf_get_lines(b, last, last + 1, false)[1] or ''
@@ -218,6 +218,9 @@ function M.tool_result(state, ev)
   vim.api.nvim_buf_add_highlight(b, ns, ev.isError and 'AgentLspToolError' or 'AgentLspTool', lnum - 1, 0, -1)
   local max = config.get().ui.max_tool_lines
   local res = vim.split(tostring(ev.result or ''), '\n', { plain = true })
+  while #res > 1 and vim.trim(res[#res]) == '' do
+    table.remove(res)
+  end
   local body = {}
   for i, l in ipairs(res) do
     if i > max then
