@@ -37,11 +37,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// nvimPath returns headless Neovim, skipping the test without it (but
-// failing in CI, which installs it).
+// nvimPath returns headless Neovim ($AGENT_LSP_TEST_NVIM, else nvim on PATH), skipping
+// the test without it (but failing in CI, which installs it).
 func nvimPath(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("nvim")
+	name := "nvim"
+	if n := os.Getenv("AGENT_LSP_TEST_NVIM"); n != "" {
+		name = n
+	}
+	p, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("nvim not found; CI must install neovim")
@@ -74,6 +78,7 @@ func runNvim(t *testing.T, script string, env ...string) string {
 		"XDG_DATA_HOME=" + filepath.Join(home, ".data"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"),
+		"NVIM_CHROOT=" + os.Getenv("NVIM_CHROOT"),
 	}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -187,6 +192,23 @@ func TestNeovimE2E(t *testing.T) {
 	if !slowSawFirst {
 		t.Error("the follow-up prompt did not continue the first session")
 	}
+}
+
+// TestNeovimEnable checks vim.lsp.enable('agent_lsp') on Neovim 0.11+
+// (the driver passes as skipped on older versions).
+func TestNeovimEnable(t *testing.T) {
+	nvimPath(t)
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "sub", "main.go"), []byte(mainGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runNvim(t, "test/enable.lua", "AGENT_LSP_BIN="+binary, "E2E_WS="+ws, "AGENT_LSP_BASE_URL=http://127.0.0.1:9/v1")
 }
 
 // TestNeovimUnit runs the Lua unit tests (config merge, validation, root

@@ -91,7 +91,11 @@ local ok, err = pcall(function()
       end
     end
     table.insert(asked, { prompt = opts.prompt, titles = titles })
-    on_choice(pick)
+    -- Answer later, like a real picker: the handler must wait (0.7: vim.wait,
+    -- 0.10+: a coroutine yield) without blocking the event loop.
+    vim.defer_fn(function()
+      on_choice(pick)
+    end, 50)
   end
   vim.cmd('AgentPrompt fix it')
   local st = agent.state()
@@ -194,6 +198,19 @@ local ok, err = pcall(function()
   vim.cmd('AgentNew')
   assert(st.id == nil, ':AgentNew kept the session id')
 
+  -- :checkhealth reports the binary, its version, the endpoint and the sandbox
+  vim.cmd('checkhealth agent_lsp')
+  local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  for _, want in ipairs({ 'binary: ' .. bin, 'version: agent-lsp', 'endpoint answers', 'sandbox: ', 'client ' .. client.id .. ' running' }) do
+    assert(health:find(want, 1, true), ':checkhealth lacks ' .. want .. ':\n' .. health)
+  end
+  assert(not health:find('ERROR', 1, true) or health:find('ERROR[^\n]*sandbox'), ':checkhealth has errors:\n' .. health)
+  if vim.env.E2E_VERBOSE then
+    io.stderr:write('--- checkhealth ---\n' .. health .. '\n---\n')
+  end
+  vim.cmd('tabclose')
+  step('checkhealth ok')
+
   -- 5. clean shutdown
   local id = client.id
   agent.stop()
@@ -201,6 +218,9 @@ local ok, err = pcall(function()
     return vim.lsp.get_client_by_id(id) == nil
   end, 'the client to stop')
   step('client stopped')
+  for _, n in ipairs(notes) do
+    assert(not tostring(n):lower():find('deprecat'), 'deprecation warning: ' .. tostring(n))
+  end
   return #steps
 end)
 

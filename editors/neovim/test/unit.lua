@@ -89,6 +89,22 @@ local ok, err = pcall(function()
   local r8 = agent.make_range(b, 1, 1, { { 1, 3 }, { 1, 8 } }, 'utf-8')
   eq({ start = { line = 0, character = 3 }, ['end'] = { line = 0, character = 10 } }, r8, 'charwise utf-8')
 
+  -- the float layout
+  config.set({ ui = { layout = 'float' } })
+  local fst = { tab = 99, runs = 0 }
+  local fw = ui.show(fst)
+  eq('editor', vim.api.nvim_win_get_config(fw).relative, 'float window')
+  eq('markdown', vim.api.nvim_buf_get_option(fst.bufnr, 'filetype'), 'answer filetype')
+  ui.prompt(fst, 'hi')
+  ui.text(fst, 'one\ntw')
+  ui.text(fst, 'o')
+  ui.tool_start(fst, { id = 'x', name = 'bash', arguments = '{"command":"ls"}' })
+  ui.tool_result(fst, { id = 'x', name = 'bash', result = 'a\nb\n' })
+  ui.text(fst, 'done')
+  eq({ '## hi', 'one', 'two', '✓ bash: ls', '    a', '    b', '', 'done' }, ui.lines(fst), 'answer lines')
+  vim.api.nvim_win_close(fw, true)
+  config.set({})
+
   -- protocol constants
   local protocol = require('agent_lsp.protocol')
   eq('agent/prompt', protocol.PROMPT, 'PROMPT')

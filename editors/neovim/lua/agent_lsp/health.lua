@@ -75,7 +75,12 @@ function M.check()
   if s.apiKey then
     env.AGENT_LSP_API_KEY = s.apiKey
   end
-  local root = config.root_for(vim.api.nvim_get_current_buf(), c.root_markers)
+  -- The workspace of a running client, else the one the cwd is in.
+  local root
+  for _, cl in ipairs(compat.clients(require('agent_lsp').NAME)) do
+    root = root or cl.config.root_dir
+  end
+  root = root or config.find_root(vim.loop.cwd(), c.root_markers) or vim.loop.cwd()
   table.insert(argv, '--workspace=' .. root)
   if next(env) then
     local pre = { 'env' }

@@ -42,6 +42,8 @@ function M.buffer(state)
   vim.api.nvim_buf_set_option(b, 'filetype', 'markdown')
   pcall(vim.api.nvim_buf_set_name, b, ('agent-lsp://answer/%d'):format(state.tab))
   vim.api.nvim_buf_set_var(b, 'agent_lsp_answer', true)
+  vim.api.nvim_buf_set_keymap(b, 'n', 'q', '<Cmd>close<CR>', { noremap = true, silent = true, desc = 'Close the answer window' })
+  vim.api.nvim_buf_set_keymap(b, 'n', '<C-c>', '<Cmd>AgentCancel<CR>', { noremap = true, silent = true, desc = 'Cancel the agent run' })
   folds[b] = {}
   state.bufnr = b
   state.empty = true
