@@ -141,11 +141,12 @@ func TestNeovimE2E(t *testing.T) {
 	}
 	defer srv.Close()
 	var mu sync.Mutex
-	var slowSawFirst bool
+	var slowSawFirst, slowSawRange bool
 	srv.SetFunc(func(r agenttest.ChatRequest) agenttest.Reply {
 		if mentions(r, "take your time") {
 			mu.Lock()
 			slowSawFirst = mentions(r, "fix it")
+			slowSawRange = mentions(r, "The selection (lines 5-6)") && mentions(r, "func main() {\n\tfmt.Println(\"hello, world\")")
 			mu.Unlock()
 			_ = os.WriteFile(slowMark, nil, 0o644)
 			return agenttest.Reply{Delay: "30s", Text: "too late"}
@@ -191,6 +192,9 @@ func TestNeovimE2E(t *testing.T) {
 	defer mu.Unlock()
 	if !slowSawFirst {
 		t.Error("the follow-up prompt did not continue the first session")
+	}
+	if !slowSawRange {
+		t.Error("the follow-up prompt's range (lines 5-6) did not reach the model")
 	}
 }
 

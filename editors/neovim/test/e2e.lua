@@ -175,7 +175,8 @@ local ok, err = pcall(function()
 
   -- 4. a follow-up continues the session; cancel it while the model is slow
   local mark = assert(vim.env.E2E_SLOW_MARK, 'E2E_SLOW_MARK not set')
-  vim.cmd('AgentPrompt take your time')
+  vim.api.nvim_set_current_win(src_win)
+  vim.cmd('5,6AgentPrompt take your time')
   assert(st.id == first_id, 'follow-up did not keep the session id')
   wait(10000, function()
     return vim.loop.fs_stat(mark) ~= nil

@@ -82,7 +82,20 @@ local ok, err = pcall(function()
   local agent = require('agent_lsp')
   local b = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(b, 0, -1, false, { 'héllo wörld', 'two' })
-  eq({ start = { line = 0, character = 0 }, ['end'] = { line = 2, character = 0 } }, agent.make_range(b, 1, 2), 'linewise')
+  eq({ start = { line = 0, character = 0 }, ['end'] = { line = 1, character = 3 } }, agent.make_range(b, 1, 2, nil, 'utf-16'), 'linewise')
+  eq({ start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 11 } }, agent.make_range(b, 1, 1, nil, 'utf-16'), 'linewise utf-16')
+  eq({ start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 13 } }, agent.make_range(b, 1, 1, nil, 'utf-8'), 'linewise utf-8')
+
+  -- :AgentPrompt with no text asks through vim.ui.input
+  local asked
+  local orig_input = vim.ui.input
+  vim.ui.input = function(o, cb)
+    asked = o.prompt
+    cb(nil)
+  end
+  vim.cmd('AgentPrompt')
+  vim.ui.input = orig_input
+  eq('Ask agent: ', asked, 'vim.ui.input prompt')
   -- select "llo wö" (bytes 3..9, the ö is 2 bytes at 8..9, mark on its first byte)
   local r16 = agent.make_range(b, 1, 1, { { 1, 3 }, { 1, 8 } }, 'utf-16')
   eq({ start = { line = 0, character = 2 }, ['end'] = { line = 0, character = 8 } }, r16, 'charwise utf-16')

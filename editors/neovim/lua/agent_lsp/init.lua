@@ -272,7 +272,11 @@ function M.make_range(bufnr, l1, l2, sel, enc)
       ['end'] = { line = z[1] - 1, character = char_index(lz, zc, enc) },
     }
   end
-  return { start = { line = l1 - 1, character = 0 }, ['end'] = { line = l2, character = 0 } }
+  local last = vim.api.nvim_buf_get_lines(bufnr, l2 - 1, l2, false)[1] or ''
+  return {
+    start = { line = l1 - 1, character = 0 },
+    ['end'] = { line = l2 - 1, character = char_index(last, #last, enc) },
+  }
 end
 
 --- Asks the agent. opts: { bufnr, line1, line2 (a range), charwise }.
