@@ -138,7 +138,7 @@ local ok, err = pcall(function()
   -- the answer buffer: markdown, the streamed text, folded tool calls
   local ab = st.bufnr
   assert(ab and vim.api.nvim_buf_is_valid(ab), 'no answer buffer')
-  assert(vim.api.nvim_buf_get_option(ab, 'filetype') == 'markdown', 'answer buffer is not markdown')
+  assert(vim.bo[ab].filetype == 'markdown', 'answer buffer is not markdown')
   local text = table.concat(vim.api.nvim_buf_get_lines(ab, 0, -1, false), '\n')
   assert(text:find('## fix it', 1, true), 'no prompt header:\n' .. text)
   assert(text:find('Fixed the greeting.', 1, true), 'answer text missing:\n' .. text)

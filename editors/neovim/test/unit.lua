@@ -107,7 +107,7 @@ local ok, err = pcall(function()
   local fst = { tab = 99, runs = 0 }
   local fw = ui.show(fst)
   eq('editor', vim.api.nvim_win_get_config(fw).relative, 'float window')
-  eq('markdown', vim.api.nvim_buf_get_option(fst.bufnr, 'filetype'), 'answer filetype')
+  eq('markdown', vim.bo[fst.bufnr].filetype, 'answer filetype')
   ui.prompt(fst, 'hi')
   ui.text(fst, 'one\ntw')
   ui.text(fst, 'o')

@@ -95,6 +95,18 @@ local function on_event(_, ev)
   end
 end
 
+-- How long a permission prompt may wait before 0.10: the server's
+-- approvalTimeout (default 5m), after which it denies anyway.
+local function approval_wait_ms()
+  local t = config.get().settings.approvalTimeout
+  local n, unit = tostring(t or ''):match('^(%d+)([smh])$')
+  local mult = { s = 1000, m = 60000, h = 3600000 }
+  if n then
+    return tonumber(n) * mult[unit] + 1000
+  end
+  return 5 * 60000 + 1000
+end
+
 -- window/showMessageRequest through vim.ui.select, so any picker works.
 -- Where Neovim runs server requests in a coroutine (0.10+) the handler
 -- yields until the choice; before, it waits with vim.wait, which a
@@ -128,7 +140,7 @@ local function on_message_request(_, params)
       waiting = true
       coroutine.yield()
     else
-      vim.wait(10 * 60 * 1000, function()
+      vim.wait(approval_wait_ms(), function()
         return done
       end, 50)
     end
@@ -151,7 +163,7 @@ local function on_save_documents(_, params)
     local b = buffer_for(vim.uri_to_fname(uri))
     if b then
       local ok = true
-      if vim.api.nvim_buf_get_option(b, 'modified') then
+      if vim.bo[b].modified then
         ok = pcall(vim.api.nvim_buf_call, b, function()
           vim.cmd('silent keepalt write')
         end)
@@ -483,10 +495,10 @@ function M.attach(bufnr)
     return nil
   end
   local c = config.get()
-  if vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
+  if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
     return nil
   end
-  local ft = vim.api.nvim_buf_get_option(bufnr, 'filetype')
+  local ft = vim.bo[bufnr].filetype
   if c.filetypes and not vim.tbl_contains(c.filetypes, ft) then
     return nil
   end

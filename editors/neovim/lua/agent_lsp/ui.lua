@@ -36,10 +36,10 @@ function M.buffer(state)
     return state.bufnr
   end
   local b = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_option(b, 'buftype', 'nofile')
-  vim.api.nvim_buf_set_option(b, 'bufhidden', 'hide')
-  vim.api.nvim_buf_set_option(b, 'swapfile', false)
-  vim.api.nvim_buf_set_option(b, 'filetype', 'markdown')
+  vim.bo[b].buftype = 'nofile'
+  vim.bo[b].bufhidden = 'hide'
+  vim.bo[b].swapfile = false
+  vim.bo[b].filetype = 'markdown'
   pcall(vim.api.nvim_buf_set_name, b, ('agent-lsp://answer/%d'):format(state.tab))
   vim.api.nvim_buf_set_var(b, 'agent_lsp_answer', true)
   vim.api.nvim_buf_set_keymap(b, 'n', 'q', '<Cmd>close<CR>', { noremap = true, silent = true, desc = 'Close the answer window' })
@@ -52,13 +52,13 @@ end
 
 local function set_win_options(win)
   local ui = config.get().ui
-  vim.api.nvim_win_set_option(win, 'wrap', true)
-  vim.api.nvim_win_set_option(win, 'linebreak', true)
-  vim.api.nvim_win_set_option(win, 'number', false)
-  vim.api.nvim_win_set_option(win, 'foldmethod', 'expr')
-  vim.api.nvim_win_set_option(win, 'foldexpr', 'v:lua.agent_lsp_foldexpr(v:lnum)')
-  vim.api.nvim_win_set_option(win, 'foldenable', ui.fold_tools)
-  vim.api.nvim_win_set_option(win, 'foldlevel', 0)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].number = false
+  vim.wo[win].foldmethod = 'expr'
+  vim.wo[win].foldexpr = 'v:lua.agent_lsp_foldexpr(v:lnum)'
+  vim.wo[win].foldenable = ui.fold_tools
+  vim.wo[win].foldlevel = 0
 end
 
 --- The window showing state's buffer in the current tab, or nil.
