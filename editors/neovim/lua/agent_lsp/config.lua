@@ -1,6 +1,9 @@
 -- Defaults, merging, validation and root detection for agent_lsp.
 local M = {}
 
+--- The LSP client's name (and the vim.lsp.enable name).
+M.NAME = 'agent_lsp'
+
 M.defaults = {
   -- The server command; `agent-lsp serve` speaks LSP over stdio.
   cmd = { 'agent-lsp', 'serve' },
