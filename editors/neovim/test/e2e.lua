@@ -97,6 +97,13 @@ local ok, err = pcall(function()
       on_choice(pick)
     end, 50)
   end
+  local done_autocmds = 0
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'AgentLspDone',
+    callback = function()
+      done_autocmds = done_autocmds + 1
+    end,
+  })
   vim.cmd('AgentPrompt fix it')
   local st = agent.state()
   assert(st.running, 'not running after :AgentPrompt')
@@ -111,6 +118,7 @@ local ok, err = pcall(function()
     return st.result ~= nil
   end, 'the agent/prompt result')
   assert(st.result.sessionId == first_id, 'result session ' .. tostring(st.result.sessionId) .. ' ~= ' .. first_id)
+  assert(done_autocmds == 1, 'User AgentLspDone fired ' .. done_autocmds .. ' times')
   step('first run ended end_turn')
 
   assert(#asked == 1, 'expected one permission prompt, got ' .. vim.inspect(asked))

@@ -114,7 +114,10 @@ local ok, err = pcall(function()
   ui.tool_start(fst, { id = 'x', name = 'bash', arguments = '{"command":"ls"}' })
   ui.tool_result(fst, { id = 'x', name = 'bash', result = 'a\nb\n' })
   ui.text(fst, 'done')
-  eq({ '## hi', 'one', 'two', '✓ bash: ls', '    a', '    b', '', 'done' }, ui.lines(fst), 'answer lines')
+  ui.todos(fst, { { content = 'read', status = 'completed' }, { content = 'fix', status = 'in_progress' } })
+  eq({ '## hi', 'one', 'two', '✓ bash: ls', '    a', '    b', '', 'done', '☰ todos: 1/2 done', '    ☑ read', '    ◐ fix' },
+    ui.lines(fst), 'answer lines')
+  eq(1, vim.api.nvim_win_call(fw, function() return vim.fn.foldlevel(10) end), 'todo items are folded')
   vim.api.nvim_win_close(fw, true)
   config.set({})
 

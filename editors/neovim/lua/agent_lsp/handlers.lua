@@ -35,6 +35,7 @@ local function on_event(_, ev)
       st.usage = ev.usage
     elseif t == 'todos' then
       st.todos = ev.todos
+      ui.todos(st, ev.todos)
     elseif t == 'compaction' then
       ui.warning(st, ('context compacted (%s → %s tokens)'):format(tostring(ev.tokensBefore), tostring(ev.tokensAfter)))
     elseif t == 'end' then
@@ -42,6 +43,8 @@ local function on_event(_, ev)
       st.ended = true
       st.last_end = ev
       ui.finish(st, ev)
+      -- For statuslines and user hooks: require('agent_lsp').state().last_end.
+      vim.api.nvim_exec_autocmds('User', { pattern = 'AgentLspDone', modeline = false })
     end
   end
   local cb = config.get().on_event

@@ -240,6 +240,27 @@ function M.tool_result(state, ev)
   follow(state)
 end
 
+--- The agent's todo list (the whole list, on each change): one folded
+--- header with the counts, one line per item.
+function M.todos(state, todos)
+  local done, lines = 0, {}
+  local marks = { completed = '☑', in_progress = '◐', pending = '☐' }
+  for _, t in ipairs(todos or {}) do
+    if t.status == 'completed' then
+      done = done + 1
+    end
+    table.insert(lines, ('    %s %s'):format(marks[t.status] or '☐', tostring(t.content)))
+  end
+  local lnum = append_lines(state, { ('☰ todos: %d/%d done'):format(done, #lines) }, 'AgentLspTool')
+  local f = folds[state.bufnr]
+  f[lnum] = '>1'
+  for i = lnum + 1, lnum + #lines do
+    f[i] = '1'
+  end
+  append_lines(state, lines, 'AgentLspToolResult')
+  follow(state)
+end
+
 --- A warning from the server.
 function M.warning(state, text)
   append_lines(state, { '> ⚠ ' .. tostring(text) }, 'AgentLspWarning')
