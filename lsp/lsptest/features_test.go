@@ -72,6 +72,8 @@ func TestDiagnosticsAfterEdit(t *testing.T) {
 	t.Parallel()
 	e := lsptest.Connect(t, nil)
 	e.Open("a.go", "package a\n")
+	// Write tools wait for diagnostics only from clients that send them.
+	e.Notify(lsp.MethodDiagnostics, lsp.DiagnosticsParams{URI: e.URI("b.go"), Diagnostics: []lsp.Diagnostic{}})
 	e.Sync()
 	ws := e.Server.Workspace()
 	var d tools.Diagnoser = ws
