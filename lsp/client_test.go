@@ -11,13 +11,13 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 )
 
-// needClient skips the test when a client program is missing, except under
-// CI (the CI environment variable set), where it fails: scripts/test
-// installs every client.
+// needClient skips the test when a client program is missing, except in
+// CI (CI set) or under scripts/test (AGENT_LSP_REQUIRE_CLIENTS set), which
+// installs every client: there it fails.
 func needClient(t *testing.T, what, hint string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is missing (CI is set, so this fails instead of skipping): %s", what, hint)
+	if os.Getenv("CI") != "" || os.Getenv("AGENT_LSP_REQUIRE_CLIENTS") != "" {
+		t.Fatalf("%s is missing (CI or AGENT_LSP_REQUIRE_CLIENTS is set, so this fails instead of skipping): %s", what, hint)
 	}
 	t.Skipf("%s is missing: %s", what, hint)
 }

@@ -56,6 +56,9 @@ func TestNeovimClient(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PASS") {
 		log, _ := os.ReadFile(filepath.Join(home, "cache", "nvim", "lsp.log"))
+		if len(log) > 8<<10 {
+			log = log[len(log)-8<<10:]
+		}
 		t.Fatalf("nvim: %v\n%s\nlsp.log:\n%s", err, out, log)
 	}
 	t.Logf("%s (%v)", strings.TrimSpace(string(out)), time.Since(start).Round(time.Millisecond))
