@@ -368,3 +368,132 @@ func sleepers(marker string) []string {
 	}
 	return out
 }
+
+// bufferedEditor applies edits of open documents to their buffers and
+// keeps edits of other files in (unsaved) buffers of its own, as editors
+// do, never writing the disk.
+func bufferedEditor(e *lsptest.Env, p lsptest.ApplyEditParams) lsptest.ApplyEditResult {
+	for _, te := range p.DocumentEdits() {
+		if te.Kind != "" || te.TextDocument.Version == nil {
+			return lsptest.ApplyEditResult{Applied: true}
+		}
+	}
+	return e.ApplyEdit(p)
+}
+
+const syncScript = "b.txt: one\n"
+
+func syncModel(t *testing.T) *agenttest.Server {
+	return model(t,
+		call("r1", "read_file", `{"path":"b.txt"}`),
+		call("s1", "str_replace", `{"path":"b.txt","old_str":"one","new_str":"ONE"}`),
+		call("r2", "read_file", `{"path":"main.go"}`),
+		call("s2", "str_replace", `{"path":"main.go","old_str":"old","new_str":"new"}`),
+		call("b", "bash", `{"command":"cat b.txt main.go"}`),
+		agenttest.Reply{Text: "done"},
+	)
+}
+
+// TestRunSyncPlainClient: before a command, the server writes the edited
+// file that was not open; the open one stays unsaved, so the command sees
+// its disk text.
+func TestRunSyncPlainClient(t *testing.T) {
+	t.Parallel()
+	opts := initOpts(syncModel(t))
+	opts.OnApplyEdit = bufferedEditor
+	e := lsptest.Connect(t, map[string]string{"b.txt": syncScript, "main.go": diskMain}, opts)
+	e.Open("main.go", unsavedMain)
+	if res := prompt(t, e, "edit, then cat"); res.Reason != "end_turn" || res.ToolCalls != 5 {
+		t.Fatalf("result %+v", res)
+	}
+	trs := toolResults(e)
+	out := trs[len(trs)-1].Result
+	if !strings.Contains(out, "b.txt: ONE") || !strings.Contains(out, "func main() {}") || strings.Contains(out, "things") {
+		t.Fatalf("the command saw %q", out)
+	}
+	if b, _ := os.ReadFile(e.Path("b.txt")); string(b) != "b.txt: ONE\n" {
+		t.Fatalf("b.txt on disk %q", b)
+	}
+	if b, _ := os.ReadFile(e.Path("main.go")); string(b) != diskMain {
+		t.Fatalf("main.go on disk %q: the server wrote under an open buffer", b)
+	}
+	for _, r := range e.Requests() {
+		if r.Method == lsp.MethodSaveDocuments {
+			t.Fatal("agent/saveDocuments sent to a client that did not ask for it")
+		}
+	}
+}
+
+// TestRunSyncCapableClient: a client declaring saveRequest is asked to
+// save both edited files, and the server writes nothing itself.
+func TestRunSyncCapableClient(t *testing.T) {
+	t.Parallel()
+	opts := initOpts(syncModel(t))
+	opts.OnApplyEdit = bufferedEditor
+	opts.Capabilities = map[string]any{
+		"workspace":    map[string]any{"workspaceEdit": map[string]any{"documentChanges": true}},
+		"experimental": map[string]any{"agentLsp": map[string]any{"saveRequest": true}},
+	}
+	e := lsptest.Connect(t, map[string]string{"b.txt": syncScript, "main.go": diskMain}, opts)
+	e.Open("main.go", unsavedMain)
+	if res := prompt(t, e, "edit, then cat"); res.Reason != "end_turn" || res.ToolCalls != 5 {
+		t.Fatalf("result %+v", res)
+	}
+	var saves []string
+	for _, r := range e.Requests() {
+		if r.Method == lsp.MethodSaveDocuments {
+			saves = append(saves, string(r.Params))
+		}
+	}
+	if len(saves) != 1 || !strings.Contains(saves[0], e.URI("b.txt")) || !strings.Contains(saves[0], e.URI("main.go")) {
+		t.Fatalf("saveDocuments %v", saves)
+	}
+	// This fake editor does not really save: the disk is untouched.
+	if b, _ := os.ReadFile(e.Path("b.txt")); string(b) != syncScript {
+		t.Fatalf("b.txt on disk %q: the server wrote it for a saving client", b)
+	}
+}
+
+// TestRunEditsFileNotOpenTwice: an editor that keeps the edit of a file
+// that was not open in a buffer it never reports (Neovim loads it into a
+// buffer it does not attach) still holds the old text on disk. The next
+// read and edit must see the edited text, not the disk.
+func TestRunEditsFileNotOpenTwice(t *testing.T) {
+	t.Parallel()
+	m := model(t,
+		call("r1", "read_file", `{"path":"b.txt"}`),
+		call("s1", "str_replace", `{"path":"b.txt","old_str":"one","new_str":"ONE"}`),
+		call("s2", "str_replace", `{"path":"b.txt","old_str":"ONE","new_str":"TWO"}`),
+		call("w", "write_file", `{"path":"c.txt","content":"new file\n"}`),
+		call("r2", "read_file", `{"path":"b.txt"}`),
+		call("r3", "read_file", `{"path":"c.txt"}`),
+		call("b", "bash", `{"command":"cat b.txt c.txt"}`),
+		agenttest.Reply{Text: "done"},
+	)
+	opts := initOpts(m)
+	opts.OnApplyEdit = bufferedEditor
+	e := lsptest.Connect(t, map[string]string{"b.txt": "b.txt: one\n"}, opts)
+	if res := prompt(t, e, "edit twice"); res.Reason != "end_turn" {
+		t.Fatalf("result %+v", res)
+	}
+	trs := toolResults(e)
+	if len(trs) != 7 {
+		t.Fatalf("tool results %+v", trs)
+	}
+	for _, r := range trs {
+		if r.IsError {
+			t.Fatalf("%s failed: %s", r.Name, r.Result)
+		}
+	}
+	if !strings.Contains(trs[4].Result, "b.txt: TWO") || !strings.Contains(trs[5].Result, "new file") {
+		t.Fatalf("reads after the edits: %q, %q", trs[4].Result, trs[5].Result)
+	}
+	// The second edit was computed against the first one's text.
+	eds := applyEdits(e)
+	if len(eds) != 3 || eds[1].DocumentEdits()[0].Edits[0].Range != (lsp.Range{Start: lsp.Position{Character: 7}, End: lsp.Position{Character: 10}}) {
+		t.Fatalf("edits %+v", eds)
+	}
+	if out := trs[6].Result; !strings.Contains(out, "b.txt: TWO") || !strings.Contains(out, "new file") {
+		t.Fatalf("the command saw %q", out)
+	}
+}
