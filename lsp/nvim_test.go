@@ -15,8 +15,10 @@ import (
 // TestNeovimClient runs testdata/clients/nvim_test.lua in headless Neovim
 // (0.7+, the built-in LSP client, no plugin) against the real binary: the
 // scripted model reads the unsaved buffer, edits it with str_replace (the
-// edit lands in the buffer) and runs a bash command the driver allows in
-// its window/showMessageRequest handler; then a clean shutdown.
+// edit lands in the buffer), edits a file that is not open twice (Neovim
+// keeps it in a buffer it does not attach; the server writes it before a
+// command), runs a bash command the driver allows in its
+// window/showMessageRequest handler; then a clean shutdown.
 func TestNeovimClient(t *testing.T) {
 	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
@@ -26,7 +28,11 @@ func TestNeovimClient(t *testing.T) {
 	m, err := agenttest.NewServer(
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
-		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "read_file", Arguments: `{"path":"other.txt"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c4", Name: "str_replace", Arguments: `{"path":"other.txt","old_str":"one","new_str":"ONE"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c5", Name: "str_replace", Arguments: `{"path":"other.txt","old_str":"ONE","new_str":"TWO"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c6", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c7", Name: "bash", Arguments: `{"command":"cat other.txt"}`}}},
 		agenttest.Reply{Text: "done"},
 	)
 	if err != nil {
@@ -37,8 +43,10 @@ func TestNeovimClient(t *testing.T) {
 	if r, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = r
 	}
-	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main // disk\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range map[string]string{"main.go": "package main // disk\n", "other.txt": "other: one\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	script, _ := filepath.Abs("testdata/clients/nvim_test.lua")
 	home := t.TempDir()

@@ -2,9 +2,11 @@
 -- lsp/nvim_test.go runs it:
 --   nvim --headless --clean -n -i NONE -c "luafile nvim_test.lua"
 -- Env: AGENT_LSP_BIN (the server), AGENT_LSP_WS (a workspace holding
--- main.go), AGENT_LSP_MODEL_URL (the scripted model: read_file main.go,
--- str_replace "old" -> "new", bash "touch made.txt", then "done"),
--- AGENT_LSP_TIMEOUT_MS.
+-- main.go and other.txt), AGENT_LSP_MODEL_URL (the scripted model:
+-- read_file main.go, str_replace "old" -> "new", read_file other.txt,
+-- str_replace "one" -> "ONE" then "ONE" -> "TWO" in it (not open: Neovim
+-- loads it into a buffer it does not attach), bash "touch made.txt" (asked),
+-- bash "cat other.txt", then "done"), AGENT_LSP_TIMEOUT_MS.
 -- Exit status: 0 pass, 1 failure (:cquit), 2 watchdog timeout.
 --
 -- Traps (see the editor-clients recipe): the default showMessageRequest
@@ -67,13 +69,20 @@ local ok, err = pcall(function()
   assert(sent, 'agent/prompt was not sent')
   wait(20000, 'the agent/prompt result', function() return res ~= nil or rerr ~= nil end)
   assert(rerr == nil, 'agent/prompt failed: ' .. vim.inspect(rerr))
-  assert(res.reason == 'end_turn' and res.toolCalls == 3, 'result ' .. vim.inspect(res))
+  assert(res.reason == 'end_turn' and res.toolCalls == 7, 'result ' .. vim.inspect(res))
 
   -- The edit landed in the buffer, at the right UTF-16 column; unsaved.
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   assert(lines[3] == '// 😀 say new things', 'buffer ' .. vim.inspect(lines))
   assert(vim.bo[bufnr].modified, 'the buffer was saved')
   assert(vim.fn.readfile(file)[1] == 'package main // disk', 'the disk changed: ' .. vim.inspect(vim.fn.readfile(file)))
+
+  -- other.txt was not open: Neovim applied both edits to a buffer it
+  -- loaded (unsaved); the server wrote the file before the commands ran.
+  local other = vim.uri_to_bufnr(vim.uri_from_fname(ws .. '/other.txt'))
+  local olines = vim.api.nvim_buf_get_lines(other, 0, -1, false)
+  assert(olines[1] == 'other: TWO', 'other.txt buffer ' .. vim.inspect(olines))
+  assert(vim.fn.readfile(ws .. '/other.txt')[1] == 'other: TWO', 'other.txt on disk ' .. vim.inspect(vim.fn.readfile(ws .. '/other.txt')))
 
   -- The bash permission prompt, answered "Allow"; the command ran.
   assert(#asked == 1, 'prompts ' .. vim.inspect(asked))
@@ -83,12 +92,17 @@ local ok, err = pcall(function()
   assert(table.concat(titles, '|') == 'Allow|Allow for this session|Deny', 'actions ' .. vim.inspect(titles))
   assert(vim.loop.fs_stat(ws .. '/made.txt'), 'made.txt was not created')
 
-  -- The events: three tool results without error, then the end.
+  -- The events: the tool results, none an error, then the end.
   local results = {}
   for _, e in ipairs(events) do
     if e.type == 'tool_result' then table.insert(results, e.name .. (e.isError and '!' or '')) end
   end
-  assert(table.concat(results, ',') == 'read_file,str_replace,bash', 'tool results ' .. table.concat(results, ','))
+  assert(table.concat(results, ',') == 'read_file,str_replace,read_file,str_replace,str_replace,bash,bash', 'tool results ' .. table.concat(results, ','))
+  local cat
+  for i = #events, 1, -1 do
+    if events[i].type == 'tool_result' then cat = events[i]; break end
+  end
+  assert(cat.result:find('other: TWO', 1, true), 'cat saw ' .. cat.result)
   assert(events[#events].type == 'end', 'last event ' .. vim.inspect(events[#events]))
 
   -- Clean shutdown: shutdown + exit, status 0.
