@@ -497,3 +497,25 @@ func TestRunEditsFileNotOpenTwice(t *testing.T) {
 		t.Fatalf("the command saw %q", out)
 	}
 }
+
+// TestModelWritesNewFileWithoutCreate: a client that cannot create files
+// through a WorkspaceEdit gets no applyEdit; the server creates the file.
+func TestModelWritesNewFileWithoutCreate(t *testing.T) {
+	t.Parallel()
+	m := model(t, call("w", "write_file", `{"path":"pkg/new.txt","content":"fresh\n"}`), agenttest.Reply{Text: "done"})
+	opts := initOpts(m)
+	opts.Capabilities = map[string]any{"workspace": map[string]any{"workspaceEdit": map[string]any{"documentChanges": true}}}
+	e := lsptest.Connect(t, nil, opts)
+	if res := prompt(t, e, "write"); res.Reason != "end_turn" {
+		t.Fatalf("result %+v", res)
+	}
+	if trs := toolResults(e); len(trs) != 1 || trs[0].IsError {
+		t.Fatalf("tool results %+v", trs)
+	}
+	if n := len(applyEdits(e)); n != 0 {
+		t.Fatalf("%d applyEdits, want none", n)
+	}
+	if b, _ := os.ReadFile(e.Path("pkg/new.txt")); string(b) != "fresh\n" {
+		t.Fatalf("new file %q", b)
+	}
+}
