@@ -61,6 +61,10 @@ local ok, err = pcall(function()
   wait(10000, 'initialize', function() return inited end)
   local client = assert(vim.lsp.get_client_by_id(id), 'no client')
 
+  -- Type after the emoji once attached: an incremental didChange whose
+  -- UTF-16 column counts the emoji as two units.
+  vim.api.nvim_buf_set_text(bufnr, 2, #'// 😀 ', 2, #'// 😀 ', { 'we ' })
+
   local res, rerr
   local sent = client.request('agent/prompt', {
     prompt = 'say new things, then make made.txt',
@@ -73,7 +77,7 @@ local ok, err = pcall(function()
 
   -- The edit landed in the buffer, at the right UTF-16 column; unsaved.
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
-  assert(lines[3] == '// 😀 say new things', 'buffer ' .. vim.inspect(lines))
+  assert(lines[3] == '// 😀 we say new things', 'buffer ' .. vim.inspect(lines))
   assert(vim.bo[bufnr].modified, 'the buffer was saved')
   assert(vim.fn.readfile(file)[1] == 'package main // disk', 'the disk changed: ' .. vim.inspect(vim.fn.readfile(file)))
 
@@ -97,6 +101,11 @@ local ok, err = pcall(function()
   for _, e in ipairs(events) do
     if e.type == 'tool_result' then table.insert(results, e.name .. (e.isError and '!' or '')) end
   end
+  local read -- the first tool_result: read_file main.go
+  for _, e in ipairs(events) do
+    if e.type == 'tool_result' then read = e; break end
+  end
+  assert(read.result:find('// 😀 we say old things', 1, true), 'read_file saw ' .. read.result)
   assert(table.concat(results, ',') == 'read_file,str_replace,read_file,str_replace,str_replace,bash,bash', 'tool results ' .. table.concat(results, ','))
   local cat
   for i = #events, 1, -1 do
