@@ -197,6 +197,22 @@ func TestDidChangeConfiguration(t *testing.T) {
 	}
 }
 
+// TestDidChangeConfigurationNotForUs: clients send an empty configuration
+// (eglot, on connect) or other servers' sections; neither may wipe the
+// settings from initializationOptions.
+func TestDidChangeConfigurationNotForUs(t *testing.T) {
+	t.Parallel()
+	m := model(t, agenttest.Reply{Text: "still here"})
+	e := lsptest.Connect(t, nil, initOpts(m))
+	for _, settings := range []any{map[string]any{}, nil, map[string]any{"gopls": map[string]any{"staticcheck": true}}} {
+		e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": settings})
+	}
+	var res lsp.PromptResult
+	if err := e.Call(lsp.MethodPrompt, lsp.PromptParams{Prompt: "hi"}, &res); err != nil || res.Text != "still here" {
+		t.Fatalf("result %+v %v", res, err)
+	}
+}
+
 func TestEnvConfiguration(t *testing.T) {
 	t.Parallel()
 	m := model(t, agenttest.Reply{Text: "env"})

@@ -4,20 +4,21 @@
 ;; Env: AGENT_LSP_BIN, AGENT_LSP_WS (a workspace holding main.go),
 ;; AGENT_LSP_MODEL_URL (the scripted model: read_file main.go, str_replace
 ;; "old" -> "new", bash "touch made.txt", then "done").
-;; It uses the README's snippets: the eglot-server-programs entry,
-;; eglot-workspace-configuration, and agent-lsp-ask's request. Exit status: 0 pass,
+;; It uses the README's snippets: the eglot-server-programs entry with
+;; :initializationOptions, and agent-lsp-ask's request. Exit status: 0 pass,
 ;; 1 failure, 2 timeout.
 (require 'eglot)
 (require 'cl-lib)
 
 (define-derived-mode agent-test-mode prog-mode "AgentTest")
 
-;; The README's entry and settings, with this test's binary, model and mode.
-;; (Settings go through workspace/didChangeConfiguration: eglot 1.9 drops a
-;; contact's :initializationOptions.)
-(add-to-list 'eglot-server-programs `((agent-test-mode) . (,(getenv "AGENT_LSP_BIN"))))
-(setq-default eglot-workspace-configuration
-              `(:agentLsp (:baseUrl ,(getenv "AGENT_LSP_MODEL_URL") :model "scripted" :apiKey "k")))
+;; The README's entry, with this test's binary, model and mode. eglot also
+;; sends workspace/didChangeConfiguration with {} on connect: the server
+;; must keep these settings.
+(add-to-list 'eglot-server-programs
+             `((agent-test-mode) . (,(getenv "AGENT_LSP_BIN")
+                                    :initializationOptions (:baseUrl ,(getenv "AGENT_LSP_MODEL_URL")
+                                                            :model "scripted" :apiKey "k"))))
 
 ;; Batch Emacs cannot answer prompts: apply edits without asking, and
 ;; answer the permission prompt (completing-read) with "Allow".
