@@ -64,6 +64,9 @@ func (s *Server) buildEdit(ctx context.Context, w *Workspace, rel, abs string, c
 		if _, err := os.Lstat(abs); err == nil {
 			return p, false, fmt.Errorf("create %s: %w", rel, tools.ErrConflict)
 		}
+		if _, ok := w.unsynced(abs); ok {
+			return p, false, fmt.Errorf("create %s: %w", rel, tools.ErrConflict)
+		}
 		if !caps.createFiles || !caps.documentChanges {
 			return p, true, nil
 		}
@@ -85,9 +88,11 @@ func (s *Server) buildEdit(ctx context.Context, w *Workspace, rel, abs string, c
 		version, m = &v, d.mapper
 		u = d.uri
 	} else {
-		cur, err := w.disk.ReadFile(ctx, rel)
-		if err != nil {
-			return p, false, err
+		cur, ok := w.unsynced(abs) // what the editor's buffer holds
+		if !ok {
+			if cur, err = w.disk.ReadFile(ctx, rel); err != nil {
+				return p, false, err
+			}
 		}
 		if string(cur) != string(c.Old) {
 			return p, false, fmt.Errorf("edit %s: %w", rel, tools.ErrConflict)

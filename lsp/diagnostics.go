@@ -59,16 +59,20 @@ func (d *diagStore) generation() int64 {
 }
 
 // waitNewer waits up to wait for a publication for path after generation
-// since, and reports whether one came.
+// since, and reports whether one came. It does not wait when the client
+// has never sent agent/diagnostics (a plain LSP client): none will come.
 func (d *diagStore) waitNewer(ctx context.Context, path string, since int64, wait time.Duration) ([]Diagnostic, bool) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		d.mu.Lock()
-		diags, stamp, ch := d.byPath[path], d.stamp[path], d.changed
+		diags, stamp, ch, gen := d.byPath[path], d.stamp[path], d.changed, d.gen
 		d.mu.Unlock()
 		if stamp > since {
 			return diags, true
+		}
+		if gen == 0 {
+			return nil, false
 		}
 		select {
 		case <-ch:

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -137,18 +139,36 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 }
 
 func parseSettings(raw json.RawMessage) Settings {
-	var st Settings
-	if len(raw) == 0 {
-		return st
-	}
-	var wrapped struct {
-		AgentLsp *Settings `json:"agentLsp"`
-	}
-	if json.Unmarshal(raw, &wrapped) == nil && wrapped.AgentLsp != nil {
-		return *wrapped.AgentLsp
-	}
-	_ = json.Unmarshal(raw, &st)
+	st, _ := settingsIn(raw)
 	return st
+}
+
+// settingsIn reads agent-lsp's settings from raw, and reports whether raw
+// holds any: an "agentLsp" object, or an object with at least one of the
+// settings' keys. Clients send the same configuration to every server, or
+// an empty one: those hold none.
+func settingsIn(raw json.RawMessage) (Settings, bool) {
+	var st Settings
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return st, false
+	}
+	if inner, ok := obj["agentLsp"]; ok {
+		_ = json.Unmarshal(inner, &st)
+		return st, true
+	}
+	found := false
+	t := reflect.TypeOf(st)
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if _, ok := obj[name]; ok {
+			found = true
+		}
+	}
+	if found {
+		_ = json.Unmarshal(raw, &st)
+	}
+	return st, found
 }
 
 // applySettings reloads the configuration with the editor's settings on
@@ -209,7 +229,13 @@ func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessag
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	s.applySettings(parseSettings(p.Settings))
+	st, ok := settingsIn(p.Settings)
+	if !ok {
+		// Not for us (another server's section, or empty: eglot sends
+		// {} on connect): keep the settings from initialize.
+		return nil
+	}
+	s.applySettings(st)
 	return nil
 }
 

@@ -76,8 +76,8 @@ func (w *Workspace) abs(path string) (rel, abs string, err error) {
 	return rel, filepath.Join(w.disk.Root(), filepath.FromSlash(rel)), nil
 }
 
-// ReadFile returns the editor's buffer for an open document, else the file
-// on disk.
+// ReadFile returns the editor's buffer for an open document, else the
+// text of an unsynced edit (below), else the file on disk.
 func (w *Workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	rel, abs, err := w.abs(path)
 	if err != nil {
@@ -86,10 +86,13 @@ func (w *Workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if d, ok := w.s.docs.byPath(abs); ok {
 		return []byte(d.text), nil
 	}
+	if data, ok := w.unsynced(abs); ok {
+		return data, nil
+	}
 	return w.disk.ReadFile(ctx, rel)
 }
 
-// Open streams an open document's buffer, else the file on disk.
+// Open streams what ReadFile returns.
 func (w *Workspace) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	rel, abs, err := w.abs(path)
 	if err != nil {
@@ -98,7 +101,25 @@ func (w *Workspace) Open(ctx context.Context, path string) (io.ReadCloser, error
 	if d, ok := w.s.docs.byPath(abs); ok {
 		return io.NopCloser(strings.NewReader(d.text)), nil
 	}
+	if data, ok := w.unsynced(abs); ok {
+		return io.NopCloser(strings.NewReader(string(data))), nil
+	}
 	return w.disk.Open(ctx, rel)
+}
+
+// unsynced returns the text the agent last gave a file that was not open
+// when it edited it, until Sync. The editor holds that text in a buffer
+// it may never report (Neovim's client loads the file into a buffer it
+// does not attach, so no didOpen comes) while the disk still has the old
+// text: reads and the next edit must see the edited text.
+func (w *Workspace) unsynced(abs string) ([]byte, bool) {
+	w.ed.mu.Lock()
+	defer w.ed.mu.Unlock()
+	rec, ok := w.ed.files[abs]
+	if !ok || rec.open {
+		return nil, false
+	}
+	return rec.data, true
 }
 
 // ErrOtherFile refuses an edit outside the file a code action is about.

@@ -72,6 +72,8 @@ func TestDiagnosticsAfterEdit(t *testing.T) {
 	t.Parallel()
 	e := lsptest.Connect(t, nil)
 	e.Open("a.go", "package a\n")
+	// Write tools wait for diagnostics only from clients that send them.
+	e.Notify(lsp.MethodDiagnostics, lsp.DiagnosticsParams{URI: e.URI("b.go"), Diagnostics: []lsp.Diagnostic{}})
 	e.Sync()
 	ws := e.Server.Workspace()
 	var d tools.Diagnoser = ws
@@ -192,6 +194,22 @@ func TestDidChangeConfiguration(t *testing.T) {
 	}
 	if res.Text != "from two" {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// TestDidChangeConfigurationNotForUs: clients send an empty configuration
+// (eglot, on connect) or other servers' sections; neither may wipe the
+// settings from initializationOptions.
+func TestDidChangeConfigurationNotForUs(t *testing.T) {
+	t.Parallel()
+	m := model(t, agenttest.Reply{Text: "still here"})
+	e := lsptest.Connect(t, nil, initOpts(m))
+	for _, settings := range []any{map[string]any{}, nil, map[string]any{"gopls": map[string]any{"staticcheck": true}}} {
+		e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": settings})
+	}
+	var res lsp.PromptResult
+	if err := e.Call(lsp.MethodPrompt, lsp.PromptParams{Prompt: "hi"}, &res); err != nil || res.Text != "still here" {
+		t.Fatalf("result %+v %v", res, err)
 	}
 }
 

@@ -1,18 +1,67 @@
-// Smoke test of agent-lsp with vscode-languageserver-protocol as the client
-// (the library VS Code's client is built on). Usage:
-//   NODE_PATH=<dir with node_modules> node node_client.js AGENT_LSP WORKSPACE MODEL_URL
-// It opens a buffer with unsaved text, runs agent/prompt (the scripted model
-// reads the file), checks the agent/event stream and the result, cancels a
-// second run with $/cancelRequest, then shuts down and checks exit status 0.
+// agent-lsp driven by vscode-languageserver-protocol, the library VS Code's
+// client is built on. Usage (lsp/client_test.go runs it):
+//   NODE_PATH=<node_modules> node node_client.js AGENT_LSP WORKSPACE MODEL_URL
+// The workspace holds main.go; the scripted model behind MODEL_URL answers:
+//   1. read_file main.go  2. str_replace "old" -> "new"  3. bash "touch made.txt"
+//   4. "done"            5. a slow reply (cancelled)
+// This client opens main.go with unsaved text (an emoji before the edit),
+// runs agent/prompt, applies the server's workspace/applyEdit to its own copy
+// of the buffer (version checked, UTF-16 ranges, didChange back), answers the
+// bash permission prompt with "Allow", checks the agent/event stream, cancels
+// a second run with $/cancelRequest, then shuts down and checks exit status 0.
+// Prints PASS on success.
 const assert = require('assert/strict');
+const fs = require('fs');
 const { spawn } = require('child_process');
 const P = require('vscode-languageserver-protocol/node');
 
 const [bin, ws, modelURL] = process.argv.slice(2);
 const proc = spawn(bin, ['serve', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'],
-  env: { PATH: process.env.PATH, HOME: ws, XDG_CONFIG_HOME: ws + '/.config' } });
+  env: { PATH: process.env.PATH, HOME: ws, XDG_CONFIG_HOME: ws + '/.config', XDG_STATE_HOME: process.env.XDG_STATE_HOME } });
 const conn = P.createProtocolConnection(new P.StreamMessageReader(proc.stdout), new P.StreamMessageWriter(proc.stdin));
+
+const uri = 'file://' + ws + '/main.go';
+const unsaved = 'package main\n\n// 😀 say old things\nfunc main() {}\n';
+const buffers = new Map([[uri, { version: 1, text: unsaved }]]);
 const events = [];
+const edits = [];
+const asked = [];
+
+// offset of an LSP position (UTF-16, which is what JS strings index).
+function offset(text, pos) {
+  let i = 0;
+  for (let line = 0; line < pos.line; line++) {
+    const nl = text.indexOf('\n', i);
+    if (nl < 0) return text.length;
+    i = nl + 1;
+  }
+  return Math.min(i + pos.character, text.length);
+}
+
+conn.onRequest(P.ApplyWorkspaceEditRequest.type, async (params) => {
+  edits.push(params);
+  for (const dc of params.edit.documentChanges || []) {
+    if (dc.kind) return { applied: false, failureReason: 'resource operations are not expected here' };
+    const buf = buffers.get(dc.textDocument.uri);
+    if (!buf) return { applied: false, failureReason: 'not open: ' + dc.textDocument.uri };
+    if (dc.textDocument.version !== null && dc.textDocument.version !== buf.version) {
+      return { applied: false, failureReason: `version ${dc.textDocument.version}, buffer at ${buf.version}` };
+    }
+    // Apply from the end so earlier offsets stay valid.
+    const sorted = [...dc.edits].sort((a, b) => offset(buf.text, b.range.start) - offset(buf.text, a.range.start));
+    for (const e of sorted) {
+      buf.text = buf.text.slice(0, offset(buf.text, e.range.start)) + e.newText + buf.text.slice(offset(buf.text, e.range.end));
+    }
+    buf.version++;
+    await conn.sendNotification(P.DidChangeTextDocumentNotification.type, {
+      textDocument: { uri: dc.textDocument.uri, version: buf.version }, contentChanges: [{ text: buf.text }] });
+  }
+  return { applied: true };
+});
+conn.onRequest(P.ShowMessageRequest.type, (params) => {
+  asked.push(params);
+  return params.actions.find((a) => a.title === 'Allow');
+});
 conn.onNotification('agent/event', (e) => events.push(e));
 conn.onNotification(P.LogMessageNotification.type, () => {});
 conn.onRequest(P.WorkDoneProgressCreateRequest.type, () => null);
@@ -20,23 +69,42 @@ conn.onNotification('$/progress', () => {});
 conn.listen();
 
 (async () => {
-  setTimeout(() => { console.log('FAIL: timeout'); process.exit(2); }, 20000).unref();
+  setTimeout(() => { console.log('FAIL: timeout'); process.exit(2); }, 30000).unref();
   const init = await conn.sendRequest(P.InitializeRequest.type, {
     processId: process.pid, rootUri: 'file://' + ws, workspaceFolders: [{ uri: 'file://' + ws, name: 'ws' }],
     capabilities: { workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } }, window: { workDoneProgress: true },
       general: { positionEncodings: ['utf-16'] } },
-    initializationOptions: { agentLsp: { baseUrl: modelURL, model: 'scripted', apiKey: 'k' } },
+    initializationOptions: { agentLsp: { baseUrl: modelURL, model: 'scripted', apiKey: 'k', approvalTimeout: '20s' } },
   });
   assert.equal(init.serverInfo.name, 'agent-lsp');
   assert.equal(init.capabilities.positionEncoding, 'utf-16');
   await conn.sendNotification(P.InitializedNotification.type, {});
-  const uri = 'file://' + ws + '/main.go';
   await conn.sendNotification(P.DidOpenTextDocumentNotification.type, {
-    textDocument: { uri, languageId: 'go', version: 1, text: 'package main // UNSAVED\n' } });
-  const res = await conn.sendRequest('agent/prompt', { prompt: 'read main.go', textDocument: { uri } });
-  assert.equal(res.reason, 'end_turn');
-  assert.ok(events.some((e) => e.type === 'tool_result' && e.result.includes('UNSAVED')), JSON.stringify(events));
+    textDocument: { uri, languageId: 'go', version: 1, text: unsaved } });
+
+  const res = await conn.sendRequest('agent/prompt', { prompt: 'say new things, then make made.txt', textDocument: { uri } });
+  assert.equal(res.reason, 'end_turn', JSON.stringify(res));
+  assert.equal(res.toolCalls, 3);
+  const results = events.filter((e) => e.type === 'tool_result');
+  assert.deepEqual(results.map((e) => [e.name, e.isError]), [['read_file', false], ['str_replace', false], ['bash', false]], JSON.stringify(results));
+  assert.ok(results[0].result.includes('say old things') && !results[0].result.includes('disk'), results[0].result); // the unsaved buffer
   assert.equal(events[events.length - 1].type, 'end');
+
+  // The edit: against version 1, only "old", UTF-16 columns (the emoji is two units).
+  assert.equal(edits.length, 1, JSON.stringify(edits));
+  assert.equal(edits[0].label, 'agent-lsp: str_replace main.go');
+  const tde = edits[0].edit.documentChanges[0];
+  assert.equal(tde.textDocument.version, 1);
+  assert.deepEqual(tde.edits, [{ range: { start: { line: 2, character: 10 }, end: { line: 2, character: 13 } }, newText: 'new' }]);
+  assert.equal(buffers.get(uri).text, unsaved.replace('old', 'new'));
+  assert.equal(fs.readFileSync(ws + '/main.go', 'utf8'), 'package main // disk\n'); // the open buffer stays unsaved
+
+  // The permission prompt.
+  assert.equal(asked.length, 1, JSON.stringify(asked));
+  assert.equal(asked[0].type, P.MessageType.Warning);
+  assert.ok(asked[0].message.includes('bash') && asked[0].message.includes('touch made.txt'), asked[0].message);
+  assert.deepEqual(asked[0].actions.map((a) => a.title), ['Allow', 'Allow for this session', 'Deny']);
+  assert.ok(fs.existsSync(ws + '/made.txt'), 'the allowed command did not run');
 
   // Cancel a slow run with $/cancelRequest (vscode-jsonrpc sends it for a cancelled token).
   const src = new P.CancellationTokenSource();
