@@ -38,7 +38,8 @@ func TestMain(m *testing.M) {
 }
 
 // nvimPath returns headless Neovim ($AGENT_LSP_TEST_NVIM, else nvim on PATH), skipping
-// the test without it (but failing in CI, which installs it).
+// the test without it (but failing in CI and under scripts/test, which
+// install it).
 func nvimPath(t *testing.T) string {
 	t.Helper()
 	name := "nvim"
@@ -47,8 +48,8 @@ func nvimPath(t *testing.T) string {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("nvim not found; CI must install neovim")
+		if os.Getenv("CI") != "" || os.Getenv("AGENT_LSP_REQUIRE_CLIENTS") != "" {
+			t.Fatal("nvim not found; CI and scripts/test install neovim")
 		}
 		t.Skip("nvim not found")
 	}
