@@ -25,7 +25,8 @@ const VSIX = process.env.VSIX || path.resolve(here, '../agent-lsp.vsix');
 const PORT = process.env.CS_PORT || '18093';
 const SHOT = process.env.SHOT || path.join(repo, 'docs/vscode-chat.png');
 fs.mkdirSync(path.join(here, 'work'), { recursive: true });
-const tmp = fs.mkdtempSync(path.join(path.join(here, 'work'), 'run-'));
+// Outside the repository, so VS Code's git does not offer the parent repo.
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-lsp-vscode-e2e-'));
 const ws = path.join(tmp, 'ws');
 
 const MAIN = 'package main\n\nimport "fmt"\n\nfunc greet() string {\n\treturn "hello"\n}\n\nfunc main() {\n\tfmt.Println(greet())\n}\n';
@@ -36,6 +37,13 @@ const ANSWER = 'Done: `greet` now returns **"hello, agent"**.';
 // done, then answer. Which reply comes is decided by how many assistant turns
 // the request already holds, so a retried request gets the same reply.
 function script(req) {
+  // The user's prompts, without the context-update message agent-lsp appends.
+  const users = req.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content))
+    .filter((c) => !c.startsWith('"<context-update>'));
+  const last = users[users.length - 1] || '';
+  if (last.includes('Anything else?')) return { text: 'Nothing else: `main.go` is the only file.', promptTokens: 3600, completionTokens: 12 };
+  if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
+  if (process.env.DEBUG_SCRIPT) console.log('script: last user message', last.slice(0, 400), 'roles', req.messages.map((m) => m.role).join(','));
   const turns = req.messages.filter((m) => m.role === 'assistant').length;
   const todos = (a, b) => JSON.stringify({ todos: [
     { content: 'Change the greeting in main.go', status: a },
@@ -48,14 +56,14 @@ function script(req) {
         { id: 'call_todos1', name: 'write_todos', arguments: todos('in_progress', 'pending') },
         { id: 'call_edit', name: 'str_replace', arguments: JSON.stringify({ path: 'main.go', old_str: 'return "hello"', new_str: 'return "hello, agent"' }) },
       ],
-      promptTokens: 1200, completionTokens: 60,
+      promptTokens: 3100, completionTokens: 60,
     };
   }
   if (turns === 1) {
-    return { toolCalls: [{ id: 'call_todos2', name: 'write_todos', arguments: todos('completed', 'completed') }], promptTokens: 1400, completionTokens: 30 };
+    return { toolCalls: [{ id: 'call_todos2', name: 'write_todos', arguments: todos('completed', 'completed') }], promptTokens: 3300, completionTokens: 30 };
   }
   if (turns === 2) {
-    return { text: ANSWER + '\n\n- edited `main.go` (undo with Ctrl+Z)\n- your unsaved note is kept\n\n```go\nfunc greet() string {\n\treturn "hello, agent"\n}\n```', promptTokens: 1500, completionTokens: 40 };
+    return { text: ANSWER + '\n\n- edited `main.go` (undo with Ctrl+Z)\n- your unsaved note is kept\n\n```go\nfunc greet() string {\n\treturn "hello, agent"\n}\n```', promptTokens: 3500, completionTokens: 40 };
   }
   return undefined;
 }
@@ -104,10 +112,11 @@ async function chatFrame(page) {
       'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
       'workbench.tips.enabled': false, 'editor.minimap.enabled': false, 'chat.commandCenter.enabled': false,
       'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'files.autoSave': 'off', 'git.enabled': false, 'git.openRepositoryInParentFolders': 'never',
       'agentLsp.serverPath': BIN, 'agentLsp.baseUrl': srv.url, 'agentLsp.model': 'scripted',
       'agentLsp.apiKeySource': 'none', 'agentLsp.trace.server': 'messages',
     }, null, 2));
-    execFileSync(CS, [...dirs, '--install-extension', VSIX], { stdio: 'inherit' });
+    execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
     log('extension installed');
 
     const env = { ...process.env };
@@ -187,6 +196,9 @@ async function chatFrame(page) {
     }
     await tool.locator('summary').click(); // expand it: arguments and result
     await tool.locator('pre.result').waitFor({ timeout: 5000 });
+    const result = await tool.locator('pre.result').innerText();
+    if (!result.includes('hello, agent')) throw new Error('tool result: ' + result);
+    await tool.locator('summary').click(); // and fold it again for the screenshot
     const todoText = await chat.locator('#todos').innerText();
     if (!todoText.includes('Change the greeting in main.go')) throw new Error('todos not shown: ' + todoText);
     const usage = await chat.locator('#usage').innerText();
@@ -195,7 +207,7 @@ async function chatFrame(page) {
 
     // The edit is in the open editor, next to the unsaved note; disk untouched.
     const text = await until('the edit in the editor', async () => {
-      const t = await page.locator('.monaco-editor .view-lines').first().innerText();
+      const t = (await page.locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
       return t.includes('hello, agent') && t.includes(NOTE.slice(3)) ? t : null;
     }, 10000);
     await page.locator('.tab.dirty', { hasText: 'main.go' }).waitFor({ timeout: 2000 });
@@ -206,13 +218,35 @@ async function chatFrame(page) {
     // What the model saw: the open document (with the unsaved note) went with the prompt.
     const first = JSON.stringify(srv.requests[0].messages);
     if (!first.includes('unsaved note from the user')) throw new Error('the prompt lacked the current document');
-    if (srv.requests.length !== 3) throw new Error(`expected 3 model requests, got ${srv.requests.length}`);
+    if (srv.requests.length < 3) throw new Error(`expected 3 model requests, got ${srv.requests.length}`);
     log('the model got the current file with the prompt');
 
     fs.mkdirSync(path.dirname(SHOT), { recursive: true });
     await page.locator('.part.sidebar').screenshot({ path: SHOT });
     await page.screenshot({ path: path.join(here, 'work/last-window.png') });
     log('screenshot', path.relative(repo, SHOT));
+
+    // A follow-up continues the session: the model sees the conversation.
+    await chat.locator('#prompt').fill('Thanks! Anything else?');
+    await chat.locator('#send').click();
+    await chat.locator('.markdown', { hasText: 'is the only file' }).waitFor({ timeout: 20000 });
+    const followUp = JSON.stringify(srv.requests[3].messages);
+    if (!followUp.includes('Make greet say hello to the agent')) throw new Error('the follow-up started a new session');
+    if ((await chat.locator('.turn.user').count()) !== 2) throw new Error('expected 2 prompts in the chat');
+    log('follow-up reused the session');
+
+    // New chat, then Stop a run that waits on the model.
+    await chat.locator('#new').click();
+    await until('an empty chat', async () => (await chat.locator('.turn').count()) === 0, 5000);
+    await chat.locator('#prompt').fill('Take your time');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
+    await until('the model request', () => srv.requests.length === 5, 10000);
+    if (JSON.stringify(srv.requests[4].messages).includes('Make greet say hello')) throw new Error('New chat kept the old session');
+    await chat.locator('#stop').click();
+    await chat.locator('.ending', { hasText: 'Stopped.' }).waitFor({ timeout: 10000 });
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 5000 });
+    log('New chat started a new session; Stop ended the run');
     console.log(`PASS vscode e2e in ${el()}`);
     code = 0;
   } catch (e) {

@@ -57,6 +57,14 @@ function start(script, { chunkDelayMs = 15 } = {}) {
         res.writeHead(500, { 'Content-Type': 'application/json' });
         return res.end('{"error":{"message":"scripted server: no more replies"}}');
       }
+      if (rep.delayMs) {
+        // Wait (to test Stop); give up when the client goes away.
+        const gone = await new Promise((r) => {
+          const t = setTimeout(() => r(false), rep.delayMs);
+          res.on('close', () => { clearTimeout(t); r(true); });
+        });
+        if (gone) return;
+      }
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
       for (const c of sse(parsed.model, rep)) {
         if (res.destroyed) return;

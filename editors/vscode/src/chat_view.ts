@@ -132,6 +132,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   private update(s: ChatState): void {
+    if (s.running !== this.state.running) void vscode.commands.executeCommand('setContext', 'agentLsp.running', s.running);
     this.state = s;
     // Coalesce streamed chunks: at most one redraw every 50 ms.
     if (!this.timer) this.timer = setTimeout(() => this.post(), 50);
