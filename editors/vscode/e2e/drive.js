@@ -42,6 +42,7 @@ function script(req) {
     .filter((c) => !c.startsWith('"<context-update>'));
   const last = users[users.length - 1] || '';
   if (last.includes('Anything else?')) return { text: 'Nothing else: `main.go` is the only file.', promptTokens: 3600, completionTokens: 12 };
+  if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 900, completionTokens: 10 };
   if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
   if (process.env.DEBUG_SCRIPT) console.log('script: last user message', last.slice(0, 400), 'roles', req.messages.map((m) => m.role).join(','));
   const turns = req.messages.filter((m) => m.role === 'assistant').length;
@@ -247,6 +248,32 @@ async function chatFrame(page) {
     await chat.locator('.ending', { hasText: 'Stopped.' }).waitFor({ timeout: 10000 });
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 5000 });
     log('New chat started a new session; Stop ended the run');
+
+    // "Agent: Ask about selection" from the command palette: the selection goes with the prompt.
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('5');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowDown');
+    // The server's code actions are in the lightbulb menu like any other.
+    await page.keyboard.press('Control+.');
+    await page.locator('.action-widget', { hasText: 'Rewrite with agent' }).waitFor({ timeout: 10000 });
+    await page.keyboard.press('Escape');
+    log('"Rewrite with agent" is in the code action menu');
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Agent: Ask about selection');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Ask about selection' }).first().waitFor({ timeout: 5000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'About the selection' }).waitFor({ timeout: 5000 });
+    await page.keyboard.type('What does this do?');
+    await page.keyboard.press('Enter');
+    await chat.locator('.markdown', { hasText: 'It returns the greeting' }).waitFor({ timeout: 20000 });
+    const ctxLabel = await chat.locator('.turn.user .context').last().innerText();
+    if (ctxLabel !== 'main.go:5-7') throw new Error('selection label: ' + ctxLabel);
+    const asked = JSON.stringify(srv.requests[srv.requests.length - 1].messages);
+    if (!asked.includes('What does this do?')) throw new Error('the selection prompt did not reach the model');
+    log('Ask about selection sent the selection (main.go:5-7)');
     console.log(`PASS vscode e2e in ${el()}`);
     code = 0;
   } catch (e) {
