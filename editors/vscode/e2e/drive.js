@@ -41,7 +41,22 @@ function script(req) {
   const users = req.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content))
     .filter((c) => !c.startsWith('"<context-update>'));
   const last = users[users.length - 1] || '';
-  if (last.includes('Anything else?')) return { text: 'Nothing else: `main.go` is the only file.', promptTokens: 3600, completionTokens: 12 };
+  if (last.includes('Anything else?')) {
+    // First a shell command (the server has the editor save main.go before
+    // it runs: agent/saveDocuments), then the answer.
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Anything else?'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_ls', name: 'bash', arguments: JSON.stringify({ command: 'ls' }) }], promptTokens: 3550, completionTokens: 8 };
+    }
+    return { text: 'Nothing else: `main.go` is the only file.', promptTokens: 3600, completionTokens: 12 };
+  }
+  if (last.includes('Any problems?')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Any problems?'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_diag', name: 'diagnostics', arguments: '{}' }], promptTokens: 900, completionTokens: 5 };
+    }
+    return { text: '`data.json` has a syntax error.', promptTokens: 950, completionTokens: 8 };
+  }
   if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 900, completionTokens: 10 };
   if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
   if (process.env.DEBUG_SCRIPT) console.log('script: last user message', last.slice(0, 400), 'roles', req.messages.map((m) => m.role).join(','));
@@ -100,6 +115,7 @@ async function chatFrame(page) {
     for (const f of [CS, BIN, VSIX]) if (!fs.existsSync(f)) throw new Error(`missing ${f}: run e2e/run.sh`);
     fs.mkdirSync(path.join(ws, '.agent-lsp'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'main.go'), MAIN);
+    fs.writeFileSync(path.join(ws, 'data.json'), '{"name": "demo",, "version": 1}\n');
     // A workspace may only tighten the rules: make this edit ask.
     fs.writeFileSync(path.join(ws, '.agent-lsp/config.toml'), '[permissions.str_replace]\nask = ["main.go"]\n');
 
@@ -235,15 +251,22 @@ async function chatFrame(page) {
     if (!followUp.includes('Make greet say hello to the agent')) throw new Error('the follow-up started a new session');
     if ((await chat.locator('.turn.user').count()) !== 2) throw new Error('expected 2 prompts in the chat');
     log('follow-up reused the session');
+    // Before its shell command ran, the server had the editor save main.go.
+    await page.locator('.tab:not(.dirty)', { hasText: 'main.go' }).waitFor({ timeout: 5000 });
+    const disk = fs.readFileSync(path.join(ws, 'main.go'), 'utf8');
+    if (!disk.includes('hello, agent') || !disk.includes(NOTE)) throw new Error('main.go not saved before bash: ' + disk);
+    const lsResult = await chat.locator('details.tool', { hasText: 'bash ls' }).innerText();
+    log('agent/saveDocuments saved main.go before the shell command (' + lsResult.replace(/\s+/g, ' ').slice(0, 40) + ')');
 
     // New chat, then Stop a run that waits on the model.
     await chat.locator('#new').click();
     await until('an empty chat', async () => (await chat.locator('.turn').count()) === 0, 5000);
+    const before = srv.requests.length;
     await chat.locator('#prompt').fill('Take your time');
     await chat.locator('#prompt').press('Enter');
     await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
-    await until('the model request', () => srv.requests.length === 5, 10000);
-    if (JSON.stringify(srv.requests[4].messages).includes('Make greet say hello')) throw new Error('New chat kept the old session');
+    await until('the model request', () => srv.requests.length === before + 1, 10000);
+    if (JSON.stringify(srv.requests[before].messages).includes('Make greet say hello')) throw new Error('New chat kept the old session');
     await chat.locator('#stop').click();
     await chat.locator('.ending', { hasText: 'Stopped.' }).waitFor({ timeout: 10000 });
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 5000 });
@@ -274,6 +297,27 @@ async function chatFrame(page) {
     const asked = JSON.stringify(srv.requests[srv.requests.length - 1].messages);
     if (!asked.includes('What does this do?')) throw new Error('the selection prompt did not reach the model');
     log('Ask about selection sent the selection (main.go:5-7)');
+
+    // Diagnostics from another language server (VS Code's JSON one) reach
+    // the agent through agent/diagnostics.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').waitFor({ timeout: 3000 });
+    await page.keyboard.type('data.json');
+    await page.waitForTimeout(600);
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: 'data.json' }).waitFor({ timeout: 5000 });
+    await until('a JSON diagnostic in the status bar', async () => {
+      const t = await page.locator('#status\\.problems').innerText().catch(() => '');
+      return /[1-9]/.test(t.split(/\s+/)[0] || '') || /[1-9]/.test(t);
+    }, 20000);
+    await chat.locator('#prompt').fill('Any problems?');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.markdown', { hasText: 'has a syntax error' }).waitFor({ timeout: 20000 });
+    const diagTool = chat.locator('details.tool', { hasText: 'diagnostics' }).last();
+    await diagTool.locator('summary').click();
+    const diagText = await diagTool.locator('pre.result').innerText();
+    if (!diagText.includes('data.json')) throw new Error('the diagnostics tool did not see data.json: ' + diagText);
+    log('agent/diagnostics forwarded the JSON error:', diagText.split('\n')[0]);
     console.log(`PASS vscode e2e in ${el()}`);
     code = 0;
   } catch (e) {
