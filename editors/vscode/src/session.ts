@@ -35,17 +35,17 @@ export class Session implements vscode.Disposable {
 
   /** start starts the server; a missing binary is reported once, with the fix. */
   async start(): Promise<void> {
-    await this.ensure(false);
+    await this.ensure();
   }
 
   /** ensure returns the running client, starting it when needed. */
-  ensure(interactive = true): Promise<LanguageClient | undefined> {
+  ensure(): Promise<LanguageClient | undefined> {
     if (this.client?.isRunning()) return Promise.resolve(this.client);
-    this.starting ??= this.doStart(interactive).finally(() => (this.starting = undefined));
+    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
     return this.starting;
   }
 
-  private async doStart(_interactive: boolean): Promise<LanguageClient | undefined> {
+  private async doStart(): Promise<LanguageClient | undefined> {
     const cfg = currentConfig();
     if (!which(cfg.serverPath)) {
       const msg = missingMessage(cfg.serverPath);
