@@ -53,11 +53,11 @@ function script(req) {
   if (last.includes('Any problems?')) {
     const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Any problems?'));
     if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
-      return { toolCalls: [{ id: 'call_diag', name: 'diagnostics', arguments: '{}' }], promptTokens: 900, completionTokens: 5 };
+      return { toolCalls: [{ id: 'call_diag', name: 'diagnostics', arguments: '{}' }], promptTokens: 3200, completionTokens: 5 };
     }
-    return { text: '`data.json` has a syntax error.', promptTokens: 950, completionTokens: 8 };
+    return { text: '`data.json` has a syntax error.', promptTokens: 3300, completionTokens: 8 };
   }
-  if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 900, completionTokens: 10 };
+  if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 3200, completionTokens: 10 };
   if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
   if (process.env.DEBUG_SCRIPT) console.log('script: last user message', last.slice(0, 400), 'roles', req.messages.map((m) => m.role).join(','));
   const turns = req.messages.filter((m) => m.role === 'assistant').length;
