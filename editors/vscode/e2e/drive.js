@@ -37,6 +37,7 @@ const ANSWER = 'Done: `greet` now returns **"hello, agent"**.';
 // done, then answer. Which reply comes is decided by how many assistant turns
 // the request already holds, so a retried request gets the same reply.
 function script(req) {
+  if (process.env.DEBUG_SCRIPT) console.log('script:', JSON.stringify(req.messages.map((m) => [m.role, String(m.content).slice(0, 60)])));
   // The user's prompts, without the context-update message agent-lsp appends.
   const users = req.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content))
     .filter((c) => !c.startsWith('"<context-update>'));
@@ -59,7 +60,6 @@ function script(req) {
   }
   if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 3200, completionTokens: 10 };
   if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
-  if (process.env.DEBUG_SCRIPT) console.log('script: last user message', last.slice(0, 400), 'roles', req.messages.map((m) => m.role).join(','));
   const turns = req.messages.filter((m) => m.role === 'assistant').length;
   const todos = (a, b) => JSON.stringify({ todos: [
     { content: 'Change the greeting in main.go', status: a },
@@ -270,7 +270,16 @@ async function chatFrame(page) {
     await chat.locator('#stop').click();
     await chat.locator('.ending', { hasText: 'Stopped.' }).waitFor({ timeout: 10000 });
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 5000 });
-    log('New chat started a new session; Stop ended the run');
+    log('New chat started a new session; Stop ended the run (agent/cancel, before the model answered)');
+    // The stopped run's session goes on; Stop again.
+    const before2 = srv.requests.length;
+    await chat.locator('#prompt').fill('Take your time, again');
+    await chat.locator('#prompt').press('Enter');
+    await until('the model request', () => srv.requests.length === before2 + 1, 10000);
+    if (!srv.requests[before2].messages.some((m) => m.role === 'user' && String(m.content).startsWith('Take your time\n'))) throw new Error('the stopped session was not continued');
+    await chat.locator('#stop').click();
+    await until('two stopped runs', async () => (await chat.locator('.ending', { hasText: 'Stopped.' }).count()) === 2, 10000);
+    log('a prompt after Stop continued the session; Stop again ended the run');
 
     // "Agent: Ask about selection" from the command palette: the selection goes with the prompt.
     await page.locator('.monaco-editor .view-lines').first().click();

@@ -1,6 +1,6 @@
 // The chat's state and the reducer that folds agent/event notifications
 // into it. Pure: the chat view renders what view() returns.
-import type { AgentEvent, PromptResult, Todo, Usage } from './lsp_ext';
+import type { AgentEvent, PromptResult, Range, Todo, Usage } from './lsp_ext';
 import { escapeHtml, renderMarkdown } from './markdown';
 
 export interface ToolBlock {
@@ -48,10 +48,30 @@ const add = (a: Usage, b?: Partial<Usage>): Usage => ({
   outputTokens: a.outputTokens + (b?.outputTokens ?? 0),
 });
 
-/** startRun records the user's prompt and opens the assistant's turn. */
-export function startRun(s: ChatState, prompt: string, context?: string): ChatState {
+/**
+ * newSessionId names a new chat's session on the client's side, so the
+ * chat can follow and cancel its first run before the server's result
+ * names it (the server adopts an unknown id; letters, digits, '-', at most 64).
+ */
+export function newSessionId(rand: () => number = Math.random): string {
+  let id = 'vscode-';
+  for (let i = 0; i < 16; i++) id += Math.floor(rand() * 16).toString(16);
+  return id;
+}
+
+/** contextLabel is what the chat shows of a prompt's context: "main.go", "main.go:5" or "main.go:5-7" (1-based; a selection ending at a line's start ends on the line before). */
+export function contextLabel(path: string, sel?: Range): string {
+  if (!sel) return path;
+  const a = sel.start.line + 1;
+  const b = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line : sel.end.line + 1;
+  return a === b ? `${path}:${a}` : `${path}:${a}-${b}`;
+}
+
+/** startRun records the user's prompt and opens the assistant's turn; a new chat gets its session id here. */
+export function startRun(s: ChatState, prompt: string, context?: string, sessionId?: string): ChatState {
   return {
     ...s,
+    sessionId: s.sessionId ?? sessionId,
     running: true,
     runUsage: zero(),
     turns: [...s.turns, { role: 'user', text: prompt, context, blocks: [] }, { role: 'assistant', blocks: [] }],

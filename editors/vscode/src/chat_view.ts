@@ -4,7 +4,7 @@ import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { AgentEvent, CancelNotification, EventNotification, PromptParams, PromptRequest } from './lsp_ext';
-import { ChatState, emptyState, failRun, finishRun, reduce, startRun, view } from './chat_state';
+import { ChatState, contextLabel, emptyState, failRun, finishRun, newSessionId, reduce, startRun, view } from './chat_state';
 
 export interface EditorContext {
   uri: vscode.Uri;
@@ -77,19 +77,15 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const client = await this.getClient();
     if (!client) return;
     const params: PromptParams = { prompt };
-    if (this.state.sessionId) params.sessionId = this.state.sessionId;
     let label: string | undefined;
     if (ctx && (ctx.uri.scheme === 'file' || ctx.uri.scheme === 'untitled')) {
       params.textDocument = { uri: client.code2ProtocolConverter.asUri(ctx.uri) };
-      label = vscode.workspace.asRelativePath(ctx.uri);
-      if (ctx.selection && !ctx.selection.isEmpty) {
-        params.range = client.code2ProtocolConverter.asRange(ctx.selection);
-        const a = ctx.selection.start.line + 1;
-        const b = ctx.selection.end.line + (ctx.selection.end.character === 0 && ctx.selection.end.line > a - 1 ? 0 : 1);
-        label += a === b ? `:${a}` : `:${a}-${b}`;
-      }
+      const sel = ctx.selection && !ctx.selection.isEmpty ? ctx.selection : undefined;
+      if (sel) params.range = client.code2ProtocolConverter.asRange(sel);
+      label = contextLabel(vscode.workspace.asRelativePath(ctx.uri), sel && { start: sel.start, end: sel.end });
     }
-    this.update(startRun(this.state, prompt, label));
+    this.update(startRun(this.state, prompt, label, newSessionId()));
+    params.sessionId = this.state.sessionId;
     const cts = (this.cts = new vscode.CancellationTokenSource());
     try {
       const r = await client.sendRequest(PromptRequest, params, cts.token);
@@ -106,7 +102,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
   }
 
-  /** cancel stops the run: agent/cancel when the session is known, $/cancelRequest otherwise. */
+  /** cancel stops the run with agent/cancel (the session id is always known: the chat names new sessions); $/cancelRequest is the fallback. */
   cancel(): void {
     if (!this.state.running) return;
     const id = this.state.sessionId;

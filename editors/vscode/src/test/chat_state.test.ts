@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { ChatState, emptyState, failRun, finishRun, formatTokens, reduce, startRun, toolSummary, view } from '../chat_state';
+import { ChatState, contextLabel, emptyState, failRun, finishRun, formatTokens, newSessionId, reduce, startRun, toolSummary, view } from '../chat_state';
 import type { AgentEvent, PromptResult } from '../lsp_ext';
 
 const run = (s: ChatState, evs: AgentEvent[]) => evs.reduce(reduce, s);
@@ -109,4 +109,24 @@ test('compaction and warnings show as notes', () => {
     { sessionId: 's', type: 'compaction', tokensBefore: 30000, tokensAfter: 6000, messages: 40, summary: '…' },
   ]);
   assert.deepEqual(s.turns[1].blocks.map((b) => b.kind), ['warning', 'note']);
+});
+
+test('a new chat names its session; a follow-up keeps it', () => {
+  const id = newSessionId();
+  assert.match(id, /^vscode-[0-9a-f]{16}$/);
+  let s = startRun(emptyState(), 'one', undefined, id);
+  assert.equal(s.sessionId, id);
+  // Events of another session (e.g. a code action's run) are not ours.
+  assert.equal(reduce(s, { sessionId: 'other', type: 'text', text: 'x' }), s);
+  s = finishRun(s, result({ sessionId: id }));
+  s = startRun(s, 'two', undefined, newSessionId());
+  assert.equal(s.sessionId, id);
+});
+
+test('contextLabel', () => {
+  const r = (a: number, b: number, c: number, d: number) => ({ start: { line: a, character: b }, end: { line: c, character: d } });
+  assert.equal(contextLabel('main.go'), 'main.go');
+  assert.equal(contextLabel('main.go', r(4, 0, 7, 0)), 'main.go:5-7');
+  assert.equal(contextLabel('main.go', r(4, 2, 4, 9)), 'main.go:5');
+  assert.equal(contextLabel('main.go', r(4, 2, 6, 1)), 'main.go:5-7');
 });
