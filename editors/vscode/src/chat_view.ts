@@ -87,11 +87,14 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this.update(startRun(this.state, prompt, label, newSessionId()));
     params.sessionId = this.state.sessionId;
     const cts = (this.cts = new vscode.CancellationTokenSource());
+    // After "New chat" the run's end belongs to no chat on screen.
+    const ours = () => this.state.sessionId === params.sessionId;
     try {
       const r = await client.sendRequest(PromptRequest, params, cts.token);
-      this.update(finishRun(this.state, r));
+      if (ours()) this.update(finishRun(this.state, r));
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
+      if (!ours()) return;
       this.update(cts.token.isCancellationRequested ? finishRun(this.state, {
         sessionId: this.state.sessionId ?? '', reason: 'aborted', turns: 0, toolCalls: 0,
         usage: { inputTokens: 0, outputTokens: 0 }, text: '',
