@@ -1,0 +1,346 @@
+// End-to-end test of the agent-lsp extension in real VS Code: code-server
+// 4.100.3 (= VS Code 1.100.3) driven by Debian's headless Chromium through
+// playwright-core. It installs the .vsix, opens a workspace, types an
+// unsaved change, asks the agent in the chat view against a scripted model
+// server on 127.0.0.1, checks the streamed answer, approves the permission
+// prompt by clicking "Allow" in the notification, and finds the agent's edit
+// in the open editor next to the unsaved change (the file on disk is
+// untouched). It saves a screenshot of the chat view to docs/vscode-chat.png.
+//
+// Usage: node drive.js   (run.sh builds what it needs; env: AGENT_LSP_BIN,
+// VSIX, CS_PORT, KEEP=1 keeps the scratch folder, SHOT=path of the screenshot)
+'use strict';
+const { chromium } = require('playwright-core');
+const { spawn, execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const model = require('./model_server');
+
+const here = __dirname;
+const repo = path.resolve(here, '../../..');
+const CS = path.join(here, 'node_modules/.bin/code-server');
+const BIN = process.env.AGENT_LSP_BIN || path.join(here, 'work/bin/agent-lsp');
+const VSIX = process.env.VSIX || path.resolve(here, '../agent-lsp.vsix');
+const PORT = process.env.CS_PORT || '18093';
+const SHOT = process.env.SHOT || path.join(repo, 'docs/vscode-chat.png');
+fs.mkdirSync(path.join(here, 'work'), { recursive: true });
+// Outside the repository, so VS Code's git does not offer the parent repo.
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-lsp-vscode-e2e-'));
+const ws = path.join(tmp, 'ws');
+
+const MAIN = 'package main\n\nimport "fmt"\n\nfunc greet() string {\n\treturn "hello"\n}\n\nfunc main() {\n\tfmt.Println(greet())\n}\n';
+const NOTE = '// unsaved note from the user';
+const ANSWER = 'Done: `greet` now returns **"hello, agent"**.';
+
+// The scripted model: plan with todos and edit main.go, then mark the todos
+// done, then answer. Which reply comes is decided by how many assistant turns
+// the request already holds, so a retried request gets the same reply.
+function script(req) {
+  if (process.env.DEBUG_SCRIPT) console.log('script:', JSON.stringify(req.messages.map((m) => [m.role, String(m.content).slice(0, 60)])));
+  // The user's prompts, without the context-update message agent-lsp appends.
+  const users = req.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content))
+    .filter((c) => !c.startsWith('"<context-update>'));
+  const last = users[users.length - 1] || '';
+  if (last.includes('Anything else?')) {
+    // First a shell command (the server has the editor save main.go before
+    // it runs: agent/saveDocuments), then the answer.
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Anything else?'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_ls', name: 'bash', arguments: JSON.stringify({ command: 'ls' }) }], promptTokens: 3550, completionTokens: 8 };
+    }
+    return { text: 'Nothing else: `main.go` is the only file.', promptTokens: 3600, completionTokens: 12 };
+  }
+  if (last.includes('Any problems?')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Any problems?'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_diag', name: 'diagnostics', arguments: '{}' }], promptTokens: 3200, completionTokens: 5 };
+    }
+    return { text: '`data.json` has a syntax error.', promptTokens: 3300, completionTokens: 8 };
+  }
+  if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 3200, completionTokens: 10 };
+  if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
+  const turns = req.messages.filter((m) => m.role === 'assistant').length;
+  const todos = (a, b) => JSON.stringify({ todos: [
+    { content: 'Change the greeting in main.go', status: a },
+    { content: 'Report what changed', status: b },
+  ] });
+  if (turns === 0) {
+    return {
+      text: "I'll change the greeting in `main.go`; the edit needs your approval.",
+      toolCalls: [
+        { id: 'call_todos1', name: 'write_todos', arguments: todos('in_progress', 'pending') },
+        { id: 'call_edit', name: 'str_replace', arguments: JSON.stringify({ path: 'main.go', old_str: 'return "hello"', new_str: 'return "hello, agent"' }) },
+      ],
+      promptTokens: 3100, completionTokens: 60,
+    };
+  }
+  if (turns === 1) {
+    return { toolCalls: [{ id: 'call_todos2', name: 'write_todos', arguments: todos('completed', 'completed') }], promptTokens: 3300, completionTokens: 30 };
+  }
+  if (turns === 2) {
+    return { text: ANSWER + '\n\n- edited `main.go` (undo with Ctrl+Z)\n- your unsaved note is kept\n\n```go\nfunc greet() string {\n\treturn "hello, agent"\n}\n```', promptTokens: 3500, completionTokens: 40 };
+  }
+  return undefined;
+}
+
+const t0 = Date.now();
+const el = () => ((Date.now() - t0) / 1000).toFixed(1) + 's';
+const log = (...a) => console.log(`[${el()}]`, ...a);
+
+async function until(what, fn, ms = 30000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timeout waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}
+
+/** chatFrame finds the webview frame of the chat view (two iframes deep). */
+async function chatFrame(page) {
+  return until('the chat view webview', async () => {
+    for (const f of page.frames()) {
+      if (f === page.mainFrame()) continue;
+      if (await f.$('#prompt').catch(() => null)) return f;
+    }
+    return null;
+  }, 30000);
+}
+
+(async () => {
+  let cs, browser, srv, page, code = 1;
+  try {
+    for (const f of [CS, BIN, VSIX]) if (!fs.existsSync(f)) throw new Error(`missing ${f}: run e2e/run.sh`);
+    fs.mkdirSync(path.join(ws, '.agent-lsp'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'main.go'), MAIN);
+    fs.writeFileSync(path.join(ws, 'data.json'), '{"name": "demo",, "version": 1}\n');
+    // A workspace may only tighten the rules: make this edit ask.
+    fs.writeFileSync(path.join(ws, '.agent-lsp/config.toml'), '[permissions.str_replace]\nask = ["main.go"]\n');
+
+    srv = await model.start(script);
+    log('model server', srv.url);
+
+    const dirs = ['--user-data-dir', path.join(tmp, 'user'), '--extensions-dir', path.join(tmp, 'ext')];
+    fs.mkdirSync(path.join(tmp, 'user/User'), { recursive: true });
+    fs.writeFileSync(path.join(tmp, 'user/User/settings.json'), JSON.stringify({
+      'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none',
+      'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
+      'workbench.tips.enabled': false, 'editor.minimap.enabled': false, 'chat.commandCenter.enabled': false,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'files.autoSave': 'off', 'git.enabled': false, 'git.openRepositoryInParentFolders': 'never',
+      'agentLsp.serverPath': BIN, 'agentLsp.baseUrl': srv.url, 'agentLsp.model': 'scripted',
+      'agentLsp.apiKeySource': 'none', 'agentLsp.trace.server': 'messages',
+    }, null, 2));
+    execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
+    log('extension installed');
+
+    const env = { ...process.env };
+    for (const k of Object.keys(env)) if (k.startsWith('AGENT_LSP_') || k.startsWith('OPENAI_')) delete env[k];
+    for (const x of ['CONFIG', 'DATA', 'STATE', 'CACHE']) {
+      env[`XDG_${x}_HOME`] = path.join(tmp, 'xdg', x.toLowerCase());
+      fs.mkdirSync(env[`XDG_${x}_HOME`], { recursive: true });
+    }
+    cs = spawn(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${PORT}`, '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--disable-getting-started-override', ws],
+    { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let csLog = '';
+    cs.stdout.on('data', (d) => (csLog += d));
+    cs.stderr.on('data', (d) => (csLog += d));
+    await until('code-server listening', () => /HTTP server listening/.test(csLog), 30000);
+    log('code-server up');
+
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    page.on('pageerror', (e) => console.log('pageerror:', e.message));
+    await page.goto(`http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(ws)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    log('workbench rendered');
+
+    // Open main.go with Quick Open, like a person.
+    await until('main.go open', async () => {
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').waitFor({ timeout: 3000 });
+      await page.keyboard.type('main.go');
+      await page.waitForTimeout(600);
+      await page.keyboard.press('Enter');
+      await page.locator('.tab', { hasText: 'main.go' }).waitFor({ timeout: 3000 });
+      return true;
+    }, 30000);
+    // An unsaved change of the user's, at the end of the file.
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(NOTE);
+    await page.locator('.tab.dirty', { hasText: 'main.go' }).waitFor({ timeout: 5000 });
+    log('main.go open with an unsaved change');
+
+    // The chat view: click the activity bar entry.
+    await until('the Agent view container', async () => {
+      await page.locator('.activitybar .action-item a[aria-label^="Agent"]').first().click({ timeout: 3000 });
+      return true;
+    }, 40000);
+    const chat = await chatFrame(page);
+    log('chat view open');
+    // Focus goes to the chat; the editor selection (none) and file go with the prompt.
+    await chat.locator('#prompt').click();
+    await chat.locator('#prompt').fill('Make greet say hello to the agent');
+    await chat.locator('#prompt').press('Enter');
+    log('prompt sent with Enter');
+
+    // Streaming: the first sentence shows while the run waits for approval.
+    await chat.locator('.markdown', { hasText: 'the edit needs your approval' }).waitFor({ timeout: 30000 });
+    await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
+    log('streamed text visible, Stop button shown');
+    const toast = page.locator('.notification-toast', { hasText: 'str_replace' });
+    await toast.waitFor({ timeout: 30000 });
+    log('permission prompt:', (await toast.innerText()).replace(/\s+/g, ' ').slice(0, 160));
+    await toast.getByRole('button', { name: 'Allow', exact: true }).click();
+    log('clicked Allow');
+
+    await chat.locator('.markdown', { hasText: 'now returns' }).waitFor({ timeout: 30000 });
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 });
+    log('final answer streamed, run ended');
+    const tool = chat.locator('details.tool', { hasText: 'str_replace main.go' });
+    await tool.waitFor({ timeout: 5000 });
+    if (!(await tool.getAttribute('class')).includes('tool') || (await tool.getAttribute('class')).includes('error')) {
+      throw new Error('str_replace shown as failed: ' + (await tool.innerText()));
+    }
+    await tool.locator('summary').click(); // expand it: arguments and result
+    await tool.locator('pre.result').waitFor({ timeout: 5000 });
+    const result = await tool.locator('pre.result').innerText();
+    if (!result.includes('hello, agent')) throw new Error('tool result: ' + result);
+    await tool.locator('summary').click(); // and fold it again for the screenshot
+    const todoText = await chat.locator('#todos').innerText();
+    if (!todoText.includes('Change the greeting in main.go')) throw new Error('todos not shown: ' + todoText);
+    const usage = await chat.locator('#usage').innerText();
+    if (!/tokens/.test(usage)) throw new Error('usage not shown: ' + usage);
+    log('tool call expandable, todos and usage shown:', usage);
+
+    // The edit is in the open editor, next to the unsaved note; disk untouched.
+    const text = await until('the edit in the editor', async () => {
+      const t = (await page.locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+      return t.includes('hello, agent') && t.includes(NOTE.slice(3)) ? t : null;
+    }, 10000);
+    await page.locator('.tab.dirty', { hasText: 'main.go' }).waitFor({ timeout: 2000 });
+    if (fs.readFileSync(path.join(ws, 'main.go'), 'utf8') !== MAIN) throw new Error('main.go on disk changed');
+    log('edit applied in the open editor, unsaved note kept, disk untouched');
+    void text;
+
+    // What the model saw: the open document (with the unsaved note) went with the prompt.
+    const first = JSON.stringify(srv.requests[0].messages);
+    if (!first.includes('unsaved note from the user')) throw new Error('the prompt lacked the current document');
+    if (srv.requests.length < 3) throw new Error(`expected 3 model requests, got ${srv.requests.length}`);
+    log('the model got the current file with the prompt');
+
+    fs.mkdirSync(path.dirname(SHOT), { recursive: true });
+    await page.locator('.part.sidebar').screenshot({ path: SHOT });
+    await page.screenshot({ path: path.join(here, 'work/last-window.png') });
+    log('screenshot', path.relative(repo, SHOT));
+
+    // A follow-up continues the session: the model sees the conversation.
+    await chat.locator('#prompt').fill('Thanks! Anything else?');
+    await chat.locator('#send').click();
+    await chat.locator('.markdown', { hasText: 'is the only file' }).waitFor({ timeout: 20000 });
+    const followUp = JSON.stringify(srv.requests[3].messages);
+    if (!followUp.includes('Make greet say hello to the agent')) throw new Error('the follow-up started a new session');
+    if ((await chat.locator('.turn.user').count()) !== 2) throw new Error('expected 2 prompts in the chat');
+    log('follow-up reused the session');
+    // Before its shell command ran, the server had the editor save main.go.
+    await page.locator('.tab:not(.dirty)', { hasText: 'main.go' }).waitFor({ timeout: 5000 });
+    const disk = fs.readFileSync(path.join(ws, 'main.go'), 'utf8');
+    if (!disk.includes('hello, agent') || !disk.includes(NOTE)) throw new Error('main.go not saved before bash: ' + disk);
+    const lsResult = await chat.locator('details.tool', { hasText: 'bash ls' }).innerText();
+    log('agent/saveDocuments saved main.go before the shell command (' + lsResult.replace(/\s+/g, ' ').slice(0, 40) + ')');
+
+    // New chat, then Stop a run that waits on the model.
+    await chat.locator('#new').click();
+    await until('an empty chat', async () => (await chat.locator('.turn').count()) === 0, 5000);
+    const before = srv.requests.length;
+    await chat.locator('#prompt').fill('Take your time');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
+    await until('the model request', () => srv.requests.length === before + 1, 10000);
+    if (JSON.stringify(srv.requests[before].messages).includes('Make greet say hello')) throw new Error('New chat kept the old session');
+    await chat.locator('#stop').click();
+    await chat.locator('.ending', { hasText: 'Stopped.' }).waitFor({ timeout: 10000 });
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 5000 });
+    log('New chat started a new session; Stop ended the run (agent/cancel, before the model answered)');
+    // The stopped run's session goes on; Stop again.
+    const before2 = srv.requests.length;
+    await chat.locator('#prompt').fill('Take your time, again');
+    await chat.locator('#prompt').press('Enter');
+    await until('the model request', () => srv.requests.length === before2 + 1, 10000);
+    if (!srv.requests[before2].messages.some((m) => m.role === 'user' && String(m.content).startsWith('Take your time\n'))) throw new Error('the stopped session was not continued');
+    await chat.locator('#stop').click();
+    await until('two stopped runs', async () => (await chat.locator('.ending', { hasText: 'Stopped.' }).count()) === 2, 10000);
+    log('a prompt after Stop continued the session; Stop again ended the run');
+
+    // "Agent: Ask about selection" from the command palette: the selection goes with the prompt.
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('5');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowDown');
+    // The server's code actions are in the lightbulb menu like any other.
+    await page.keyboard.press('Control+.');
+    await page.locator('.action-widget', { hasText: 'Rewrite with agent' }).waitFor({ timeout: 10000 });
+    await page.keyboard.press('Escape');
+    log('"Rewrite with agent" is in the code action menu');
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Agent: Ask about selection');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Ask about selection' }).first().waitFor({ timeout: 5000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'About the selection' }).waitFor({ timeout: 5000 });
+    await page.keyboard.type('What does this do?');
+    await page.keyboard.press('Enter');
+    await chat.locator('.markdown', { hasText: 'It returns the greeting' }).waitFor({ timeout: 20000 });
+    const ctxLabel = await chat.locator('.turn.user .context').last().innerText();
+    if (ctxLabel !== 'main.go:5-7') throw new Error('selection label: ' + ctxLabel);
+    const asked = JSON.stringify(srv.requests[srv.requests.length - 1].messages);
+    if (!asked.includes('What does this do?')) throw new Error('the selection prompt did not reach the model');
+    log('Ask about selection sent the selection (main.go:5-7)');
+
+    // Diagnostics from another language server (VS Code's JSON one) reach
+    // the agent through agent/diagnostics.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').waitFor({ timeout: 3000 });
+    await page.keyboard.type('data.json');
+    await page.waitForTimeout(600);
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: 'data.json' }).waitFor({ timeout: 5000 });
+    await until('a JSON diagnostic in the status bar', async () => {
+      const t = await page.locator('#status\\.problems').innerText().catch(() => '');
+      return /[1-9]/.test(t.split(/\s+/)[0] || '') || /[1-9]/.test(t);
+    }, 20000);
+    await chat.locator('#prompt').fill('Any problems?');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.markdown', { hasText: 'has a syntax error' }).waitFor({ timeout: 20000 });
+    const diagTool = chat.locator('details.tool', { hasText: 'diagnostics' }).last();
+    await diagTool.locator('summary').click();
+    const diagText = await diagTool.locator('pre.result').innerText();
+    if (!diagText.includes('data.json')) throw new Error('the diagnostics tool did not see data.json: ' + diagText);
+    log('agent/diagnostics forwarded the JSON error:', diagText.split('\n')[0]);
+    console.log(`PASS vscode e2e in ${el()}`);
+    code = 0;
+  } catch (e) {
+    console.log('FAIL:', e.stack || e);
+    if (page) await page.screenshot({ path: path.join(here, 'work/fail.png') }).catch(() => {});
+    console.log('screenshot of the failure: e2e/work/fail.png; scratch kept in', tmp);
+    process.env.KEEP = '1';
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    if (cs) { try { process.kill(-cs.pid, 'SIGTERM'); } catch { /* gone */ } }
+    if (srv) srv.close();
+    await new Promise((r) => setTimeout(r, 500));
+    if (!process.env.KEEP) fs.rmSync(tmp, { recursive: true, force: true });
+    console.log(code === 0 ? '1 passed, 0 failed' : '0 passed, 1 failed');
+    process.exit(code);
+  }
+})();

@@ -1,0 +1,137 @@
+// session.ts owns the language client's lifecycle and the commands: start
+// (with a clear message when the binary is missing), restart on a setting
+// change, and the chat view.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { ChatView, activeContext } from './chat_view';
+import { createClient, currentConfig, forwardDiagnostics, pushSettings } from './client';
+import { restartKeys, SecretKey } from './settings';
+import { missingMessage, which } from './which';
+
+export class Session implements vscode.Disposable {
+  private client?: LanguageClient;
+  private starting?: Promise<LanguageClient | undefined>;
+  private clientSubs: vscode.Disposable[] = [];
+  private readonly output: vscode.LogOutputChannel;
+  readonly chat: ChatView;
+
+  constructor(private readonly ctx: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel('agent-lsp', { log: true });
+    this.chat = new ChatView(ctx.extensionUri, () => this.ensure());
+    const cmd = vscode.commands.registerCommand;
+    ctx.subscriptions.push(
+      this.output,
+      this.chat,
+      vscode.window.registerWebviewViewProvider(ChatView.viewId, this.chat, { webviewOptions: { retainContextWhenHidden: true } }),
+      cmd('agentLsp.askSelection', () => this.askSelection()),
+      cmd('agentLsp.cancel', () => this.chat.cancel()),
+      cmd('agentLsp.newChat', () => this.chat.newChat()),
+      cmd('agentLsp.setApiKey', () => this.setApiKey()),
+      cmd('agentLsp.restartServer', () => this.restart()),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfig(e)),
+      ctx.secrets.onDidChange((e) => e.key === SecretKey && this.client && pushSettings(ctx, this.client)),
+    );
+  }
+
+  /** start starts the server; a missing binary is reported once, with the fix. */
+  async start(): Promise<void> {
+    await this.ensure();
+  }
+
+  /** ensure returns the running client, starting it when needed. */
+  ensure(): Promise<LanguageClient | undefined> {
+    if (this.client?.isRunning()) return Promise.resolve(this.client);
+    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async doStart(): Promise<LanguageClient | undefined> {
+    const cfg = currentConfig();
+    if (!which(cfg.serverPath)) {
+      const msg = missingMessage(cfg.serverPath);
+      this.output.error(msg);
+      void vscode.window.showErrorMessage(msg, 'Open Settings', 'Retry').then((a) => {
+        if (a === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'agentLsp.serverPath');
+        if (a === 'Retry') void this.ensure();
+      });
+      return undefined;
+    }
+    try {
+      if (this.client) await this.stop();
+      const client = await createClient(this.ctx, cfg, this.output);
+      this.chat.attach(client);
+      this.clientSubs.push(forwardDiagnostics(client));
+      await client.start();
+      this.client = client;
+      this.output.info(`agent-lsp started: ${cfg.serverPath} serve`);
+      return client;
+    } catch (e) {
+      const msg = `agent-lsp: the server did not start (${e instanceof Error ? e.message : String(e)}). See the "agent-lsp" output.`;
+      this.output.error(msg);
+      void vscode.window.showErrorMessage(msg, 'Show Output').then((a) => a && this.output.show());
+      return undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const d of this.clientSubs) d.dispose();
+    this.clientSubs = [];
+    const c = this.client;
+    this.client = undefined;
+    if (c) {
+      try {
+        await c.stop(2000);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.ensure();
+  }
+
+  private onConfig(e: vscode.ConfigurationChangeEvent): void {
+    if (!e.affectsConfiguration('agentLsp')) return;
+    if (restartKeys.some((k) => e.affectsConfiguration(k))) {
+      void this.restart();
+    } else if (this.client) {
+      void pushSettings(this.ctx, this.client);
+    }
+  }
+
+  private async askSelection(): Promise<void> {
+    const ctx = activeContext();
+    const sel = ctx?.selection && !ctx.selection.isEmpty;
+    const prompt = await vscode.window.showInputBox({
+      title: 'Ask the agent',
+      prompt: sel ? 'About the selection' : ctx ? 'About the current file' : undefined,
+      placeHolder: 'What should the agent do or explain?',
+      ignoreFocusOut: true,
+    });
+    if (!prompt) return;
+    await this.chat.reveal();
+    await this.chat.ask(prompt, ctx);
+  }
+
+  private async setApiKey(): Promise<void> {
+    const key = await vscode.window.showInputBox({
+      title: 'agent-lsp API key', password: true, ignoreFocusOut: true,
+      prompt: 'Stored in the editor\'s secret storage. Empty removes it.',
+    });
+    if (key === undefined) return;
+    if (key === '') await this.ctx.secrets.delete(SecretKey);
+    else await this.ctx.secrets.store(SecretKey, key);
+    const src = vscode.workspace.getConfiguration('agentLsp').get<string>('apiKeySource');
+    if (key && src !== 'secretStorage') {
+      const a = await vscode.window.showInformationMessage(
+        'The key is stored. Use it instead of the environment variable?', 'Use Secret Storage');
+      if (a) await vscode.workspace.getConfiguration('agentLsp').update('apiKeySource', 'secretStorage', vscode.ConfigurationTarget.Global);
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
