@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -69,6 +70,10 @@ type Settings struct {
 	ActionMaxTurns int `json:"actionMaxTurns,omitempty"`
 	// ActionAnyFile lets code-action runs edit other files than theirs.
 	ActionAnyFile bool `json:"actionAnyFile,omitempty"`
+	// Permissions are [permissions.TOOL] tables given by the editor (the
+	// user's settings): they count as the user's rules, applied after
+	// the user's config file, and the workspace's file still only tightens.
+	Permissions permission.Permissions `json:"permissions,omitempty"`
 }
 
 type initializeResult struct {
@@ -193,6 +198,27 @@ func (s *Server) applySettings(st Settings) {
 	}
 	if st.APIKey != "" {
 		cfg.APIKey = st.APIKey
+	}
+	if len(st.Permissions) > 0 && root != "" {
+		set := permission.RuleSet{Source: "editor settings (permissions)", Origin: permission.FromUser, Tools: st.Permissions}
+		if _, err := permission.New(root, set); err != nil {
+			s.log.Error("Permission rules in the editor settings ignored", "error", err)
+		} else {
+			// Before the workspace's file, as the user's own rules are.
+			sets := []permission.RuleSet{}
+			for _, rs := range cfg.Rules.Sets {
+				if rs.Origin == permission.FromUser {
+					sets = append(sets, rs)
+				}
+			}
+			sets = append(sets, set)
+			for _, rs := range cfg.Rules.Sets {
+				if rs.Origin != permission.FromUser {
+					sets = append(sets, rs)
+				}
+			}
+			cfg.Rules.Sets = sets
+		}
 	}
 	timeout := DefaultApprovalTimeout
 	if d, err := time.ParseDuration(st.ApprovalTimeout); err == nil && d > 0 {

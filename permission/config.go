@@ -19,12 +19,12 @@ type ToolRules struct {
 	// Builtin, when set to false in the user's file, drops the built-in lists
 	// so that the file states the rule set exactly. In a workspace file it
 	// can only drop the built-in allow list.
-	Builtin *bool `toml:"builtin,omitempty"`
+	Builtin *bool `toml:"builtin,omitempty" json:"builtin,omitempty"`
 	// Default is the verdict when no rule matches; Undecided means "not set".
-	Default Verdict  `toml:"default,omitempty"`
-	Allow   []string `toml:"allow,omitempty"`
-	Ask     []string `toml:"ask,omitempty"`
-	Deny    []string `toml:"deny,omitempty"`
+	Default Verdict  `toml:"default,omitempty" json:"default,omitempty"`
+	Allow   []string `toml:"allow,omitempty" json:"allow,omitempty"`
+	Ask     []string `toml:"ask,omitempty" json:"ask,omitempty"`
+	Deny    []string `toml:"deny,omitempty" json:"deny,omitempty"`
 }
 
 // Permissions is the `[permissions]` table: rules per tool name.

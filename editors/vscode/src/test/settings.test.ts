@@ -64,6 +64,7 @@ test('server keys match lsp/initialize.go', () => {
   const cfg = readConfig(getter({
     baseUrl: 'u', model: 'm', maxTurns: 1, maxToolCalls: 1, approvalTimeout: '1s',
     rewriteInstruction: 'r', actionMaxTurns: 1, actionAnyFile: true,
+    permissions: { bash: { allow: ['make *'] } },
   }));
   const ours = Object.keys(initializationOptions(cfg, { AGENT_LSP_API_KEY: 'k' }, undefined).agentLsp).sort();
   assert.deepEqual(ours, goKeys);
