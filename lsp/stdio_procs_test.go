@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"fmt"
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,7 @@ func TestStdioNoProcessOutlivesTheClient(t *testing.T) {
 				}
 			}()
 			deadline := time.Now().Add(20 * time.Second)
-			for len(liveProcesses(marker)) == 0 {
+			for len(proctest.Live(marker)) == 0 {
 				if time.Now().After(deadline) {
 					t.Fatalf("the sleep never started; stderr %s", p.stderr.String())
 				}
@@ -64,7 +65,7 @@ func TestStdioNoProcessOutlivesTheClient(t *testing.T) {
 				if code := p.wait(); code != 1 {
 					t.Fatalf("exit status %d, want 1", code)
 				}
-				if pids := liveProcesses(marker); len(pids) > 0 {
+				if pids := proctest.Live(marker); len(pids) > 0 {
 					t.Fatalf("still running after the server exited: %v", pids)
 				}
 				return
@@ -74,7 +75,7 @@ func TestStdioNoProcessOutlivesTheClient(t *testing.T) {
 			// Nothing reaps the command for a killed server; its processes
 			// must die with it (at once, or very soon).
 			deadline = time.Now().Add(2 * time.Second)
-			for pids := liveProcesses(marker); len(pids) > 0; pids = liveProcesses(marker) {
+			for pids := proctest.Live(marker); len(pids) > 0; pids = proctest.Live(marker) {
 				if time.Now().After(deadline) {
 					t.Fatalf("still running after the server was killed: %v", pids)
 				}
@@ -82,27 +83,4 @@ func TestStdioNoProcessOutlivesTheClient(t *testing.T) {
 			}
 		})
 	}
-}
-
-// liveProcesses lists the processes, zombies excepted, whose command line
-// contains marker.
-func liveProcesses(marker string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, d := range ents {
-		pid := d.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + pid + "/cmdline")
-		if err != nil || !strings.Contains(string(cmd), marker) {
-			continue
-		}
-		st, _ := os.ReadFile("/proc/" + pid + "/stat")
-		if i := strings.LastIndexByte(string(st), ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, pid+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
-	}
-	return out
 }

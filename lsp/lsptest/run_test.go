@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -331,7 +332,7 @@ func TestNoProcessOutlivesTheClient(t *testing.T) {
 		_ = e.Call(lsp.MethodPrompt, lsp.PromptParams{Prompt: "wait"}, &res)
 	}()
 	deadline := time.Now().Add(lsptest.Timeout)
-	for len(sleepers(marker)) == 0 {
+	for len(proctest.Live(marker)) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the sleep never started")
 		}
@@ -341,32 +342,9 @@ func TestNoProcessOutlivesTheClient(t *testing.T) {
 		t.Fatalf("exit status %d, want 1", code)
 	}
 	// Serve has returned: the command's processes are gone already.
-	if pids := sleepers(marker); len(pids) > 0 {
+	if pids := proctest.Live(marker); len(pids) > 0 {
 		t.Fatalf("still running after the client left: %v", pids)
 	}
-}
-
-// sleepers lists the live (not zombie) processes whose command line
-// contains marker.
-func sleepers(marker string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, d := range ents {
-		pid := d.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + pid + "/cmdline")
-		if err != nil || !strings.Contains(string(cmd), marker) {
-			continue
-		}
-		st, _ := os.ReadFile("/proc/" + pid + "/stat")
-		if i := strings.LastIndexByte(string(st), ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, pid+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
-	}
-	return out
 }
 
 // bufferedEditor applies edits of open documents to their buffers and
