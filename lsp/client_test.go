@@ -22,6 +22,28 @@ func needClient(t *testing.T, what, hint string) {
 	t.Skipf("%s is missing: %s", what, hint)
 }
 
+// clientFixture starts a scripted model server (closed at the end of the
+// test) and writes files into a fresh workspace, whose real path it
+// returns: what every real-client test starts from.
+func clientFixture(t *testing.T, files map[string]string, replies ...agenttest.Reply) (*agenttest.Server, string) {
+	t.Helper()
+	m, err := agenttest.NewServer(replies...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	ws := t.TempDir()
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, ws
+}
+
 // nodeModules is the node_modules holding the test clients' libraries:
 // AGENT_LSP_NODE_MODULES, else testdata/clients/node_modules (scripts/test
 // runs npm ci there).
@@ -49,24 +71,13 @@ func TestNodeClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(mods, "vscode-languageserver-protocol", "package.json")); err != nil {
 		needClient(t, "vscode-languageserver-protocol", "run npm ci in lsp/testdata/clients (scripts/test does)")
 	}
-	m, err := agenttest.NewServer(
+	m, ws := clientFixture(t, map[string]string{"main.go": "package main // disk\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},
 		agenttest.Reply{Text: "done"},
 		agenttest.Reply{Text: "late", Delay: "30s"},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	ws := t.TempDir()
-	if r, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = r
-	}
-	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main // disk\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	script, _ := filepath.Abs("testdata/clients/node_client.js")
 	cmd := exec.Command(node, script, binary, ws, m.URL)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+mods, "XDG_STATE_HOME="+t.TempDir())

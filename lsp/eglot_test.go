@@ -26,23 +26,12 @@ func TestEglotClient(t *testing.T) {
 	if out, err := exec.Command(emacs, "--batch", "--eval", "(require 'eglot)").CombinedOutput(); err != nil {
 		needClient(t, "eglot", hint+": "+string(out))
 	}
-	m, err := agenttest.NewServer(
+	m, ws := clientFixture(t, map[string]string{"main.go": "package main // disk\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},
 		agenttest.Reply{Text: "done"},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	ws := t.TempDir()
-	if r, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = r
-	}
-	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main // disk\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	script, _ := filepath.Abs("testdata/clients/eglot_test.el")
 	home := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

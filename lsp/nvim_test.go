@@ -25,7 +25,7 @@ func TestNeovimClient(t *testing.T) {
 	if err != nil {
 		needClient(t, "nvim", "apt-get install neovim (scripts/test does)")
 	}
-	m, err := agenttest.NewServer(
+	m, ws := clientFixture(t, map[string]string{"main.go": "package main // disk\n", "other.txt": "other: one\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "read_file", Arguments: `{"path":"other.txt"}`}}},
@@ -35,19 +35,6 @@ func TestNeovimClient(t *testing.T) {
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c7", Name: "bash", Arguments: `{"command":"cat other.txt"}`}}},
 		agenttest.Reply{Text: "done"},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	ws := t.TempDir()
-	if r, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = r
-	}
-	for name, text := range map[string]string{"main.go": "package main // disk\n", "other.txt": "other: one\n"} {
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	script, _ := filepath.Abs("testdata/clients/nvim_test.lua")
 	home := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
