@@ -268,47 +268,38 @@ func (e *Env) Requests() []Request {
 // call) and returns it.
 func (e *Env) Await(ok func(Notification) bool) Notification {
 	e.T.Helper()
-	deadline := time.NewTimer(Timeout)
-	defer deadline.Stop()
-	for {
-		e.mu.Lock()
-		for _, n := range e.notes {
-			if ok(n) {
-				e.mu.Unlock()
-				return n
-			}
-		}
-		ch := e.changed
-		e.mu.Unlock()
-		select {
-		case <-ch:
-		case <-deadline.C:
-			e.T.Fatalf("no matching notification within %v; got %d", Timeout, len(e.Notifications()))
-			return Notification{}
-		}
-	}
+	return await(e, func() []Notification { return e.notes }, ok, "notification")
 }
 
 // AwaitRequest waits for a server→client request matching ok.
 func (e *Env) AwaitRequest(ok func(Request) bool) Request {
 	e.T.Helper()
+	return await(e, func() []Request { return e.requests }, ok, "request")
+}
+
+// await waits until list (read under e.mu) holds an item matching ok,
+// waking on every message the editor records; it never sleeps.
+func await[T any](e *Env, list func() []T, ok func(T) bool, what string) T {
+	e.T.Helper()
 	deadline := time.NewTimer(Timeout)
 	defer deadline.Stop()
 	for {
 		e.mu.Lock()
-		for _, r := range e.requests {
-			if ok(r) {
+		for _, x := range list() {
+			if ok(x) {
 				e.mu.Unlock()
-				return r
+				return x
 			}
 		}
 		ch := e.changed
+		n := len(list())
 		e.mu.Unlock()
 		select {
 		case <-ch:
 		case <-deadline.C:
-			e.T.Fatalf("no matching request within %v", Timeout)
-			return Request{}
+			e.T.Fatalf("no matching %s within %v; got %d", what, Timeout, n)
+			var zero T
+			return zero
 		}
 	}
 }
