@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,11 +22,8 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("doctor", stderr)
 	var common commonFlags
 	common.register(fs)
-	if _, err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if _, code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	ws, cfg, warnings, err := common.load()
 	if err != nil {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -40,12 +38,9 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if !slices.Contains(permission.KnownTools, *tool) {
 		fmt.Fprintf(stderr, "agent-lsp policy: unknown tool %q (known: %s)\n", *tool, strings.Join(permission.KnownTools, ", "))

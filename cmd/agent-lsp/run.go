@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,12 +31,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: agent-lsp run [flags] PROMPT\n\nRuns one agent session in the workspace and prints the answer.\nExit status: 0 when the model finished (end_turn), 1 for any other ending, 2 for bad usage or configuration.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
 	if prompt == "-" {

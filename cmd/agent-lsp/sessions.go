@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,11 +19,8 @@ import (
 func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sessions", stderr)
 	jsonOut := fs.Bool("json", false, "print one JSON object per session")
-	if _, err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if _, code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	st := agent.NewStore(sessionsDir())
 	list, err := st.List()
@@ -62,12 +57,9 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: agent-lsp replay [flags] SESSION\n\nRuns the model turns recorded in SESSION again (tools run for real, in the workspace) and reports\nwhere the tool results differ. Exit status 0 when nothing differs, 1 otherwise.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
 		fs.Usage()
