@@ -29,7 +29,7 @@ func (r *run) builtins(rest Tools) Tools {
 	// A subagent may take as long as a run; cancelling the parent still
 	// ends it at once.
 	disp := tools.NewDispatcher(tools.NewRegistry(own...), tools.WithToolTimeout("task", time.Hour))
-	return &mergedTools{own: NewToolSet(disp), names: names, rest: rest}
+	return &mergedTools{own: disp, names: names, rest: rest}
 }
 
 // BuiltinNames lists the tools the loop adds to a run under cfg (when it
@@ -57,8 +57,8 @@ type mergedTools struct {
 	rest  Tools
 }
 
-func (m *mergedTools) Specs() []ToolSpec {
-	var specs []ToolSpec
+func (m *mergedTools) Specs() []tools.Spec {
+	var specs []tools.Spec
 	for _, s := range m.rest.Specs() {
 		if !m.names[s.Name] {
 			specs = append(specs, s)
@@ -67,9 +67,9 @@ func (m *mergedTools) Specs() []ToolSpec {
 	return append(specs, m.own.Specs()...)
 }
 
-func (m *mergedTools) Run(ctx context.Context, c ToolCall) ToolOutput {
+func (m *mergedTools) Dispatch(ctx context.Context, c tools.Call) tools.Result {
 	if m.names[strings.TrimPrefix(strings.TrimSpace(c.Name), "functions.")] {
-		return m.own.Run(ctx, c)
+		return m.own.Dispatch(ctx, c)
 	}
-	return m.rest.Run(ctx, c)
+	return m.rest.Dispatch(ctx, c)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // runCalls answers every call of one assistant message, in order, exactly
@@ -13,27 +15,27 @@ func (r *run) runCalls(ctx context.Context, calls []ToolCall, oversized []bool, 
 	var ending Ending
 	var why string
 	for i, c := range calls {
-		var out ToolOutput
+		var out tools.Result
 		switch {
 		case ctx.Err() != nil:
-			out = ToolOutput{Text: "cancelled by user before this call ran", IsError: true}
+			out = tools.Result{Text: "cancelled by user before this call ran", IsError: true}
 			if ending == "" {
 				ending = EndAborted
 			}
 		case ending != "":
-			out = ToolOutput{Text: fmt.Sprintf("not run: the run stopped (%s)", ending), IsError: true}
+			out = tools.Result{Text: fmt.Sprintf("not run: the run stopped (%s)", ending), IsError: true}
 		case truncated:
 			// A reply cut by the token limit may hold a call whose
 			// arguments parse but are incomplete: run none of them.
-			out = ToolOutput{Text: "not run: your reply was cut off by the output token limit, so this call may be incomplete. Send it again, with smaller arguments (for large files, write in parts with str_replace).", IsError: true}
+			out = tools.Result{Text: "not run: your reply was cut off by the output token limit, so this call may be incomplete. Send it again, with smaller arguments (for large files, write in parts with str_replace).", IsError: true}
 		case oversized[i]:
-			out = ToolOutput{Text: "not run: this call was too large to receive whole (over 1 MiB of arguments, or too many calls in one reply). Send smaller calls: write large files in parts.", IsError: true}
+			out = tools.Result{Text: "not run: this call was too large to receive whole (over 1 MiB of arguments, or too many calls in one reply). Send smaller calls: write large files in parts.", IsError: true}
 		case i >= cfg.MaxCallsPerMessage:
-			out = ToolOutput{Text: fmt.Sprintf("not run: too many tool calls in one reply (at most %d run); resend the rest in your next reply", cfg.MaxCallsPerMessage), IsError: true}
+			out = tools.Result{Text: fmt.Sprintf("not run: too many tool calls in one reply (at most %d run); resend the rest in your next reply", cfg.MaxCallsPerMessage), IsError: true}
 		case r.res.ToolCalls >= cfg.MaxToolCalls:
-			out = ToolOutput{Text: fmt.Sprintf("not run: the run reached its limit of %d tool calls", cfg.MaxToolCalls), IsError: true}
+			out = tools.Result{Text: fmt.Sprintf("not run: the run reached its limit of %d tool calls", cfg.MaxToolCalls), IsError: true}
 		case r.tools == nil:
-			out = ToolOutput{Text: "no tools are available in this session; answer in text", IsError: true}
+			out = tools.Result{Text: "no tools are available in this session; answer in text", IsError: true}
 		default:
 			out, ending, why = r.runOne(ctx, c)
 		}
@@ -43,11 +45,11 @@ func (r *run) runCalls(ctx context.Context, calls []ToolCall, oversized []bool, 
 }
 
 // runOne runs one call, tracking identical failing calls in a row.
-func (r *run) runOne(ctx context.Context, c ToolCall) (ToolOutput, Ending, string) {
+func (r *run) runOne(ctx context.Context, c ToolCall) (tools.Result, Ending, string) {
 	r.res.ToolCalls++
 	r.obs(Event{Type: EvToolStart, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments}})
 	gen := r.s.todoVersion()
-	out := r.tools.Run(ctx, c)
+	out := r.tools.Dispatch(ctx, c)
 	if r.s.todoVersion() != gen {
 		r.obs(Event{Type: EvTodos, Todos: r.s.Todos()})
 	}
@@ -79,7 +81,7 @@ func (r *run) runOne(ctx context.Context, c ToolCall) (ToolOutput, Ending, strin
 }
 
 // answer records the one result of a call and reports it.
-func (r *run) answer(c ToolCall, out ToolOutput) {
+func (r *run) answer(c ToolCall, out tools.Result) {
 	text := out.Text
 	if out.IsError && !strings.HasPrefix(text, "Error") {
 		text = "Error: " + text

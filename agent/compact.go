@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // summaryPrompt asks for the fixed structure every compaction keeps.
@@ -274,7 +276,7 @@ func (r *run) summarise(ctx context.Context, msgs []Message) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if ev.Type == EventMessageEnd && ev.End != nil {
+		if ev.Type == provider.EventMessageEnd && ev.End != nil {
 			r.res.Usage = r.res.Usage.Add(ev.End.Usage)
 			r.s.Transcript().usage(ev.End.Usage)
 			if ev.End.Usage.InputTokens > 0 {

@@ -102,7 +102,7 @@ func MessageTokens(m Message) int {
 }
 
 // specTokens estimates the tool schemas of a request.
-func specTokens(specs []ToolSpec) int {
+func specTokens(specs []tools.Spec) int {
 	n := 0
 	for _, t := range specs {
 		n += 8 + (len(t.Name)+len(t.Description)+len(t.Parameters)+3)/4

@@ -142,15 +142,15 @@ func (c *cacheSim) reply(req agent.Request) agenttest.Turn {
 // longTools answers read_file with about resultTokens tokens of text.
 type longTools struct{}
 
-func (longTools) Specs() []agent.ToolSpec {
-	var specs []agent.ToolSpec
+func (longTools) Specs() []tools.Spec {
+	var specs []tools.Spec
 	for _, n := range []string{"glob", "grep", "read_file", "str_replace"} {
-		specs = append(specs, agent.ToolSpec{Name: n, Description: strings.Repeat("Describes the tool at length. ", 60), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)})
+		specs = append(specs, tools.Spec{Name: n, Description: strings.Repeat("Describes the tool at length. ", 60), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)})
 	}
 	return specs
 }
 
-func (longTools) Run(_ context.Context, c agent.ToolCall) agent.ToolOutput {
+func (longTools) Dispatch(_ context.Context, c tools.Call) tools.Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "contents of %s\n", c.Arguments)
 	if strings.Contains(c.Arguments, fmt.Sprintf("file_%02d", plantedIn)) {
@@ -159,7 +159,7 @@ func (longTools) Run(_ context.Context, c agent.ToolCall) agent.ToolOutput {
 	for b.Len() < resultTokens*4-40 {
 		fmt.Fprintf(&b, "func f%04d() int { return %d }\n", b.Len(), b.Len())
 	}
-	return agent.ToolOutput{Text: b.String()}
+	return tools.Result{Text: b.String()}
 }
 
 // longFigures are the totals of one simulated session.

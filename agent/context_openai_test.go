@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/provider/openai"
 )
 
 // Through the real adapter and a scripted HTTP server: the server's
@@ -44,7 +45,7 @@ func TestCompactionOverHTTP(t *testing.T) {
 		return agenttest.Reply{Text: "done", PromptTokens: size / 2}
 	})
 	const key = "sk-live-abcdefghijklmnop"
-	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL, Model: "m", APIKey: key, Headers: map[string]string{"X-Org": "org-secret-123456"}})
+	p := openai.New(openai.Config{BaseURL: srv.URL, Model: "m", APIKey: key, Headers: map[string]string{"X-Org": "org-secret-123456"}})
 	st := agent.NewStore(t.TempDir(), key, "org-secret-123456")
 	s, err := st.Create("SYSTEM", agent.TranscriptHeader{Model: "m"})
 	if err != nil {

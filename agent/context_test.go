@@ -20,16 +20,16 @@ import (
 // anything else with "ok".
 type bigTools struct{ n int }
 
-func (bigTools) Specs() []agent.ToolSpec {
-	return []agent.ToolSpec{{Name: "read_file", Description: "read", Parameters: []byte(`{"type":"object"}`)}}
+func (bigTools) Specs() []tools.Spec {
+	return []tools.Spec{{Name: "read_file", Description: "read", Parameters: []byte(`{"type":"object"}`)}}
 }
 
-func (b bigTools) Run(_ context.Context, c agent.ToolCall) agent.ToolOutput {
+func (b bigTools) Dispatch(_ context.Context, c tools.Call) tools.Result {
 	if c.Name != "read_file" {
-		return agent.ToolOutput{Text: "ok"}
+		return tools.Result{Text: "ok"}
 	}
 	head := "contents for " + c.Arguments + "\n"
-	return agent.ToolOutput{Text: head + strings.Repeat("x", max(b.n-len(head), 0))}
+	return tools.Result{Text: head + strings.Repeat("x", max(b.n-len(head), 0))}
 }
 
 func isSummaryRequest(req agent.Request) bool {

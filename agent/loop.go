@@ -18,22 +18,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-lsp/agent-lsp/provider"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// Tools runs tool calls for the loop. The dispatcher in package tools is
-// adapted to it by NewToolSet.
+// Tools runs tool calls for the loop; *tools.Dispatcher is one.
 type Tools interface {
 	// Specs lists the tools the model may call.
-	Specs() []ToolSpec
-	// Run executes one call and always returns its result.
-	Run(ctx context.Context, call ToolCall) ToolOutput
-}
-
-// ToolOutput is the result of one tool call.
-type ToolOutput struct {
-	Text    string
-	IsError bool
+	Specs() []tools.Spec
+	// Dispatch executes one call and always returns its result.
+	Dispatch(ctx context.Context, call tools.Call) tools.Result
 }
 
 // Config bounds a run. Zero values take the defaults.
@@ -114,7 +108,7 @@ type run struct {
 	s     *Session
 	obs   Observer
 	res   Result
-	specs []ToolSpec
+	specs []tools.Spec
 	tools Tools
 	cc    ContextConfig
 	// prompt is this run's request, kept through compactions.
@@ -197,7 +191,7 @@ func (r *run) loop(ctx context.Context) Result {
 		msg := end.Message
 		msg.Role = RoleAssistant
 
-		if end.StopReason == StopRefusal || end.StopReason == StopFilter {
+		if end.StopReason == provider.StopRefusal || end.StopReason == provider.StopFilter {
 			if msg.Content != "" {
 				r.s.Append(msg)
 				r.res.Text = msg.Content
@@ -211,7 +205,7 @@ func (r *run) loop(ctx context.Context) Result {
 
 		if len(msg.ToolCalls) == 0 {
 			if msg.Content == "" {
-				if end.StopReason == StopLength {
+				if end.StopReason == provider.StopLength {
 					return r.end(EndMaxTokens, "the reply was cut by the token limit before it said anything")
 				}
 				// An empty reply is not stored (some providers reject empty
@@ -226,7 +220,7 @@ func (r *run) loop(ctx context.Context) Result {
 			}
 			r.s.Append(msg)
 			r.res.Text = msg.Content
-			if end.StopReason == StopLength {
+			if end.StopReason == provider.StopLength {
 				return r.end(EndMaxTokens, "the reply was cut by the token limit")
 			}
 			return r.end(EndTurn, "")
@@ -242,7 +236,7 @@ func (r *run) loop(ctx context.Context) Result {
 		if msg.Content != "" {
 			r.res.Text = msg.Content
 		}
-		if ending, why := r.runCalls(ctx, msg.ToolCalls, oversized, end.StopReason == StopLength); ending != "" {
+		if ending, why := r.runCalls(ctx, msg.ToolCalls, oversized, end.StopReason == provider.StopLength); ending != "" {
 			return r.end(ending, why)
 		}
 		r.loadInstructions(ctx, msg.ToolCalls)
@@ -278,11 +272,11 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 			return nil, err
 		}
 		switch ev.Type {
-		case EventTextDelta:
+		case provider.EventTextDelta:
 			r.obs(Event{Type: EvText, Text: ev.Text})
-		case EventReasoningDelta:
+		case provider.EventReasoningDelta:
 			r.obs(Event{Type: EvReasoning, Text: ev.Text})
-		case EventMessageEnd:
+		case provider.EventMessageEnd:
 			if end != nil {
 				return nil, errors.New("provider sent two message ends for one reply")
 			}

@@ -7,32 +7,34 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/provider"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // benchProvider replies with one tool call per turn, then an answer,
 // without recording anything, so the benchmark measures the loop.
 type benchProvider struct{ turns, left int }
 
-func (p *benchProvider) Stream(ctx context.Context, req agent.Request) (agent.Stream, error) {
+func (p *benchProvider) Stream(ctx context.Context, req agent.Request) (provider.Stream, error) {
 	p.left--
-	end := &agent.MessageEnd{StopReason: agent.StopEndTurn, Message: agent.Message{Content: "done"}}
+	end := &agent.MessageEnd{StopReason: provider.StopEndTurn, Message: agent.Message{Content: "done"}}
 	if p.left > 0 {
-		end = &agent.MessageEnd{StopReason: agent.StopToolCalls, Message: agent.Message{
+		end = &agent.MessageEnd{StopReason: provider.StopToolCalls, Message: agent.Message{
 			Content:   "step",
 			ToolCalls: []agent.ToolCall{{ID: fmt.Sprintf("c%d", p.left), Name: "echo", Arguments: `{"n":1}`}},
 		}}
 	}
-	return &benchStream{evs: []agent.StreamEvent{
-		{Type: agent.EventTextDelta, Text: "step"},
-		{Type: agent.EventMessageEnd, End: end},
+	return &benchStream{evs: []provider.StreamEvent{
+		{Type: provider.EventTextDelta, Text: "step"},
+		{Type: provider.EventMessageEnd, End: end},
 	}}, nil
 }
 
-type benchStream struct{ evs []agent.StreamEvent }
+type benchStream struct{ evs []provider.StreamEvent }
 
-func (s *benchStream) Recv() (agent.StreamEvent, error) {
+func (s *benchStream) Recv() (provider.StreamEvent, error) {
 	if len(s.evs) == 0 {
-		return agent.StreamEvent{}, io.EOF
+		return provider.StreamEvent{}, io.EOF
 	}
 	ev := s.evs[0]
 	s.evs = s.evs[1:]
@@ -42,9 +44,9 @@ func (s *benchStream) Close() error { return nil }
 
 type echoTools struct{}
 
-func (echoTools) Specs() []agent.ToolSpec { return []agent.ToolSpec{{Name: "echo"}} }
-func (echoTools) Run(_ context.Context, c agent.ToolCall) agent.ToolOutput {
-	return agent.ToolOutput{Text: "ok"}
+func (echoTools) Specs() []tools.Spec { return []tools.Spec{{Name: "echo"}} }
+func (echoTools) Dispatch(_ context.Context, c tools.Call) tools.Result {
+	return tools.Result{Text: "ok"}
 }
 
 // BenchmarkLoopTurn measures the loop's own cost per turn (one model

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/provider"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // testTools is a small Tools: "echo" answers its arguments, "fail" always
@@ -21,29 +23,29 @@ type testTools struct {
 	started chan struct{}
 }
 
-func (t *testTools) Specs() []agent.ToolSpec {
-	return []agent.ToolSpec{
+func (t *testTools) Specs() []tools.Spec {
+	return []tools.Spec{
 		{Name: "echo", Description: "echo", Parameters: []byte(`{"type":"object"}`)},
 		{Name: "fail", Description: "fail", Parameters: []byte(`{"type":"object"}`)},
 		{Name: "block", Description: "block", Parameters: []byte(`{"type":"object"}`)},
 	}
 }
 
-func (t *testTools) Run(ctx context.Context, c agent.ToolCall) agent.ToolOutput {
+func (t *testTools) Dispatch(ctx context.Context, c tools.Call) tools.Result {
 	t.mu.Lock()
 	t.calls = append(t.calls, c)
 	t.mu.Unlock()
 	switch c.Name {
 	case "echo":
-		return agent.ToolOutput{Text: "echo " + c.Arguments}
+		return tools.Result{Text: "echo " + c.Arguments}
 	case "block":
 		if t.started != nil {
 			close(t.started)
 		}
 		<-ctx.Done()
-		return agent.ToolOutput{Text: "cancelled by user", IsError: true}
+		return tools.Result{Text: "cancelled by user", IsError: true}
 	default:
-		return agent.ToolOutput{Text: "it failed", IsError: true}
+		return tools.Result{Text: "it failed", IsError: true}
 	}
 }
 
@@ -248,7 +250,7 @@ func TestEmptyResponseThenAnswer(t *testing.T) {
 
 func TestMaxTokens(t *testing.T) {
 	t.Parallel()
-	fake := agenttest.NewFake(agenttest.Turn{Text: "The answer is", Stop: agent.StopLength})
+	fake := agenttest.NewFake(agenttest.Turn{Text: "The answer is", Stop: provider.StopLength})
 	res, _, _ := runFake(t, agent.Config{}, fake, &testTools{})
 	if res.Reason != agent.EndMaxTokens || res.Text != "The answer is" {
 		t.Fatalf("result = %+v", res)
@@ -259,7 +261,7 @@ func TestTruncatedToolCallIsNotRun(t *testing.T) {
 	t.Parallel()
 	tt := &testTools{}
 	fake := agenttest.NewFake(
-		agenttest.Turn{Calls: []agent.ToolCall{call("a", "echo", `{"content":"abc"}`)}, Stop: agent.StopLength},
+		agenttest.Turn{Calls: []agent.ToolCall{call("a", "echo", `{"content":"abc"}`)}, Stop: provider.StopLength},
 		agenttest.Turn{Text: "ok"},
 	)
 	res, s, _ := runFake(t, agent.Config{}, fake, tt)
@@ -273,7 +275,7 @@ func TestTruncatedToolCallIsNotRun(t *testing.T) {
 
 func TestRefusal(t *testing.T) {
 	t.Parallel()
-	fake := agenttest.NewFake(agenttest.Turn{Stop: agent.StopRefusal, Refusal: "I can't help with that."})
+	fake := agenttest.NewFake(agenttest.Turn{Stop: provider.StopRefusal, Refusal: "I can't help with that."})
 	res, _, _ := runFake(t, agent.Config{}, fake, &testTools{})
 	if res.Reason != agent.EndRefusal || res.Error != "I can't help with that." {
 		t.Fatalf("result = %+v", res)

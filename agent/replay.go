@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // nudgeName tags the loop's own user messages (the empty-reply nudge), so
@@ -178,7 +180,7 @@ type replayProvider struct {
 	used  int
 }
 
-func (p *replayProvider) Stream(ctx context.Context, _ Request) (Stream, error) {
+func (p *replayProvider) Stream(ctx context.Context, _ Request) (provider.Stream, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.used >= len(p.turns) {
@@ -187,29 +189,29 @@ func (p *replayProvider) Stream(ctx context.Context, _ Request) (Stream, error) 
 	m := p.turns[p.used]
 	p.used++
 	m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
-	stop := StopEndTurn
+	stop := provider.StopEndTurn
 	if len(m.ToolCalls) > 0 {
-		stop = StopToolCalls
+		stop = provider.StopToolCalls
 	}
-	var evs []StreamEvent
+	var evs []provider.StreamEvent
 	if m.Content != "" {
-		evs = append(evs, StreamEvent{Type: EventTextDelta, Text: m.Content})
+		evs = append(evs, provider.StreamEvent{Type: provider.EventTextDelta, Text: m.Content})
 	}
-	evs = append(evs, StreamEvent{Type: EventMessageEnd, End: &MessageEnd{Message: m, StopReason: stop, RawStopReason: string(stop)}})
+	evs = append(evs, provider.StreamEvent{Type: provider.EventMessageEnd, End: &MessageEnd{Message: m, StopReason: stop, RawStopReason: string(stop)}})
 	return &sliceStream{ctx: ctx, evs: evs}, nil
 }
 
 type sliceStream struct {
 	ctx context.Context
-	evs []StreamEvent
+	evs []provider.StreamEvent
 }
 
-func (s *sliceStream) Recv() (StreamEvent, error) {
+func (s *sliceStream) Recv() (provider.StreamEvent, error) {
 	if err := s.ctx.Err(); err != nil {
-		return StreamEvent{}, err
+		return provider.StreamEvent{}, err
 	}
 	if len(s.evs) == 0 {
-		return StreamEvent{}, io.EOF
+		return provider.StreamEvent{}, io.EOF
 	}
 	ev := s.evs[0]
 	s.evs = s.evs[1:]

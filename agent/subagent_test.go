@@ -9,16 +9,17 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // echoOnly is a read-only tool set with one tool.
 type echoOnly struct{}
 
-func (echoOnly) Specs() []agent.ToolSpec {
-	return []agent.ToolSpec{{Name: "echo", Description: "echo", Parameters: []byte(`{"type":"object"}`)}}
+func (echoOnly) Specs() []tools.Spec {
+	return []tools.Spec{{Name: "echo", Description: "echo", Parameters: []byte(`{"type":"object"}`)}}
 }
-func (echoOnly) Run(_ context.Context, c agent.ToolCall) agent.ToolOutput {
-	return agent.ToolOutput{Text: "SECRET INTERMEDIATE " + c.Arguments}
+func (echoOnly) Dispatch(_ context.Context, c tools.Call) tools.Result {
+	return tools.Result{Text: "SECRET INTERMEDIATE " + c.Arguments}
 }
 
 func isChild(req agent.Request) bool {

@@ -226,7 +226,7 @@ func TestReplayReportsChangedResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer disk.Close()
-	ts := agent.NewToolSet(tools.NewDispatcher(tools.NewRegistry(tools.ReadOnlyTools(disk)...)))
+	ts := tools.NewDispatcher(tools.NewRegistry(tools.ReadOnlyTools(disk)...))
 
 	dir := t.TempDir()
 	tr, err := agent.CreateTranscript(dir, "r1", agent.TranscriptHeader{Workspace: ws})

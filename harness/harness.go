@@ -22,6 +22,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/config"
 	"github.com/agent-lsp/agent-lsp/permission"
+	"github.com/agent-lsp/agent-lsp/provider/openai"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -34,9 +35,9 @@ type Options struct {
 	// Workspace is the view the tools act on; nil means the disk.
 	Workspace tools.Workspace
 	// Approver answers "ask" verdicts; nil denies them, with AskHint.
-	Approver agent.Approver
+	Approver Approver
 	// AskHint tells the user how to allow calls that needed approval when
-	// there is no Approver; empty means agent.DefaultAskHint.
+	// there is no Approver; empty means DefaultAskHint.
 	AskHint string
 	// StateDir is agent-lsp's state directory: per workspace, the sandbox's
 	// private tmp/cache/config and the spill files (full tool outputs).
@@ -66,7 +67,7 @@ type Harness struct {
 	// Reads is what the agent has read this session: the file tools edit
 	// only files it read; the LSP server marks a prompt's document read.
 	Reads *tools.Reads
-	Guard *agent.Guard
+	Guard *Guard
 	// Tools and AgentConfig are what Agent was built from (replay reuses
 	// them).
 	Tools       agent.Tools
@@ -254,7 +255,7 @@ func New(opts Options) (_ *Harness, err error) {
 		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
 	}
 
-	h.Guard = agent.NewGuard(agent.GuardOptions{
+	h.Guard = NewGuard(GuardOptions{
 		Engine:   h.Engine,
 		Approver: opts.Approver,
 		Sandbox:  st,
@@ -275,7 +276,7 @@ func New(opts Options) (_ *Harness, err error) {
 	// Subagents (the task tool) get the read-only tools behind the same
 	// guard, and their own fresh context.
 	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log))
-	provider := agent.NewOpenAI(agent.OpenAIConfig{
+	provider := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,
 		APIKey:      cfg.APIKey,
@@ -304,9 +305,9 @@ func New(opts Options) (_ *Harness, err error) {
 		Spill:    h.Spill,
 		Root:     opts.Root,
 		Skills:   skills,
-		Subagent: &agent.SubagentConfig{Tools: agent.NewToolSet(subDisp)},
+		Subagent: &agent.SubagentConfig{Tools: subDisp},
 	}
-	h.Tools, h.AgentConfig = agent.NewToolSet(disp), acfg
+	h.Tools, h.AgentConfig = disp, acfg
 	h.Agent = agent.New(provider, h.Tools, acfg)
 	h.System = agent.BuildSystemPrompt(opts.Root, append(h.Registry.Names(), agent.BuiltinNames(acfg)...), instructions, skills)
 	h.Store = agent.NewStore(SessionsDir(state), secrets(cfg)...)
@@ -372,7 +373,7 @@ func contextWindow(cfg config.Config, state string, log *slog.Logger) int {
 	if cfg.ContextWindow > 0 {
 		return cfg.ContextWindow
 	}
-	cache := &agent.WindowCache{Path: filepath.Join(state, "windows.json"), TTL: 24 * time.Hour}
+	cache := &openai.WindowCache{Path: filepath.Join(state, "windows.json"), TTL: 24 * time.Hour}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	n, err := cache.Window(ctx, &http.Client{Timeout: 3 * time.Second}, cfg.BaseURL, cfg.Model, cfg.APIKey)

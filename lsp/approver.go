@@ -6,10 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/harness"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-
-	"github.com/agent-lsp/agent-lsp/agent"
 )
 
 // DefaultApprovalTimeout is how long a permission prompt waits for the
@@ -34,7 +33,7 @@ type Approver struct {
 	sem     chan struct{}
 }
 
-var _ agent.Approver = (*Approver)(nil)
+var _ harness.Approver = (*Approver)(nil)
 
 func (a *Approver) setTimeout(d time.Duration) {
 	a.mu.Lock()
@@ -53,11 +52,11 @@ type showMessageRequestParams struct {
 }
 
 // Approve asks the user about req.
-func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.Approval, error) {
 	select {
 	case a.sem <- struct{}{}:
 	case <-ctx.Done():
-		return agent.Deny, ctx.Err()
+		return harness.Deny, ctx.Err()
 	}
 	defer func() { <-a.sem }()
 	a.mu.Lock()
@@ -85,21 +84,21 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 		}
 		a.s.log.Info("Permission denied: no answer", "tool", req.Tool, "subject", req.Subject, "error", err)
 		if ctx.Err() != nil {
-			return agent.Deny, ctx.Err()
+			return harness.Deny, ctx.Err()
 		}
-		return agent.Deny, nil
+		return harness.Deny, nil
 	}
 	if item == nil {
 		a.s.log.Info("Permission denied: prompt dismissed", "tool", req.Tool, "subject", req.Subject)
-		return agent.Deny, nil
+		return harness.Deny, nil
 	}
 	switch item.Title {
 	case ActionAllow:
-		return agent.Allow, nil
+		return harness.Allow, nil
 	case ActionSession:
-		return agent.AllowForSession, nil
+		return harness.AllowForSession, nil
 	default:
-		return agent.Deny, nil
+		return harness.Deny, nil
 	}
 }
 

@@ -33,16 +33,16 @@ func Errorf(format string, args ...any) Result {
 
 // Call is one tool call as the model wrote it.
 type Call struct {
-	ID        string
-	Name      string
-	Arguments string
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // Spec describes a tool to the model.
 type Spec struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
 }
 
 // Tool is a named action with a typed, schema-checked parameter struct.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // Turn is one scripted model reply.
@@ -17,7 +18,7 @@ type Turn struct {
 	Reasoning string
 	Calls     []agent.ToolCall
 	// Stop defaults to tool_calls when Calls is set, else stop.
-	Stop    agent.StopReason
+	Stop    provider.StopReason
 	Refusal string
 	Usage   agent.Usage
 	// Oversized lists ids of calls reported as too large to keep.
@@ -54,7 +55,7 @@ func (f *Fake) Requests() []agent.Request {
 }
 
 // Stream implements agent.Provider.
-func (f *Fake) Stream(ctx context.Context, req agent.Request) (agent.Stream, error) {
+func (f *Fake) Stream(ctx context.Context, req agent.Request) (provider.Stream, error) {
 	f.mu.Lock()
 	req.Messages = append([]agent.Message(nil), req.Messages...)
 	f.requests = append(f.requests, req)
@@ -77,30 +78,30 @@ func (f *Fake) Stream(ctx context.Context, req agent.Request) (agent.Stream, err
 	return &stream{ctx: ctx, events: events(t), turn: t}, nil
 }
 
-func events(t Turn) []agent.StreamEvent {
-	var evs []agent.StreamEvent
+func events(t Turn) []provider.StreamEvent {
+	var evs []provider.StreamEvent
 	if t.Reasoning != "" {
-		evs = append(evs, agent.StreamEvent{Type: agent.EventReasoningDelta, Text: t.Reasoning})
+		evs = append(evs, provider.StreamEvent{Type: provider.EventReasoningDelta, Text: t.Reasoning})
 	}
 	if t.Text != "" {
-		evs = append(evs, agent.StreamEvent{Type: agent.EventTextDelta, Text: t.Text})
+		evs = append(evs, provider.StreamEvent{Type: provider.EventTextDelta, Text: t.Text})
 	}
 	for i, c := range t.Calls {
-		evs = append(evs, agent.StreamEvent{Type: agent.EventToolCallDelta, ToolCall: &agent.ToolCallDelta{Index: i, ID: c.ID, Name: c.Name, ArgumentBytes: len(c.Arguments)}})
+		evs = append(evs, provider.StreamEvent{Type: provider.EventToolCallDelta, ToolCall: &provider.ToolCallDelta{Index: i, ID: c.ID, Name: c.Name, ArgumentBytes: len(c.Arguments)}})
 	}
 	return evs
 }
 
 type stream struct {
 	ctx    context.Context
-	events []agent.StreamEvent
+	events []provider.StreamEvent
 	turn   Turn
 	done   bool
 }
 
-func (s *stream) Recv() (agent.StreamEvent, error) {
+func (s *stream) Recv() (provider.StreamEvent, error) {
 	if err := s.ctx.Err(); err != nil {
-		return agent.StreamEvent{}, err
+		return provider.StreamEvent{}, err
 	}
 	if len(s.events) > 0 {
 		ev := s.events[0]
@@ -108,25 +109,25 @@ func (s *stream) Recv() (agent.StreamEvent, error) {
 		return ev, nil
 	}
 	if s.done {
-		return agent.StreamEvent{}, io.EOF
+		return provider.StreamEvent{}, io.EOF
 	}
 	if s.turn.Block {
 		<-s.ctx.Done()
-		return agent.StreamEvent{}, s.ctx.Err()
+		return provider.StreamEvent{}, s.ctx.Err()
 	}
 	if s.turn.RecvErr != nil {
-		return agent.StreamEvent{}, s.turn.RecvErr
+		return provider.StreamEvent{}, s.turn.RecvErr
 	}
 	s.done = true
 	stop := s.turn.Stop
 	if stop == "" {
-		stop = agent.StopEndTurn
+		stop = provider.StopEndTurn
 		if len(s.turn.Calls) > 0 {
-			stop = agent.StopToolCalls
+			stop = provider.StopToolCalls
 		}
 	}
 	calls := append([]agent.ToolCall(nil), s.turn.Calls...)
-	return agent.StreamEvent{Type: agent.EventMessageEnd, End: &agent.MessageEnd{
+	return provider.StreamEvent{Type: provider.EventMessageEnd, End: &agent.MessageEnd{
 		Message:        agent.Message{Role: agent.RoleAssistant, Content: s.turn.Text, Reasoning: s.turn.Reasoning, ToolCalls: calls},
 		StopReason:     stop,
 		RawStopReason:  string(stop),

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/harness"
 )
 
 // askFlag is the value of `run --ask`: how "ask" verdicts are answered
@@ -37,7 +37,7 @@ func (a *askFlag) Set(s string) error {
 // approverFor returns the Approver `run` uses and the hint a refusal shows.
 // With --ask=allow every ask is allowed once; with --ask=deny, or without a
 // terminal, none is (nil); otherwise the user is asked on the terminal.
-func approverFor(ask askFlag, stdin io.Reader, stderr io.Writer) (agent.Approver, string) {
+func approverFor(ask askFlag, stdin io.Reader, stderr io.Writer) (harness.Approver, string) {
 	const hint = "this run refuses calls that need approval (--ask=deny, the default without a terminal); rerun with --ask=allow, or add an allow rule to [permissions.TOOL] in your configuration (`agent-lsp policy -- COMMAND` shows which rule decides)"
 	switch ask {
 	case askAllow:
@@ -59,8 +59,8 @@ func approverFor(ask askFlag, stdin io.Reader, stderr io.Writer) (agent.Approver
 // allowAll answers every request with "allow once".
 type allowAll struct{}
 
-func (allowAll) Approve(context.Context, agent.ApprovalRequest) (agent.Approval, error) {
-	return agent.Allow, nil
+func (allowAll) Approve(context.Context, harness.ApprovalRequest) (harness.Approval, error) {
+	return harness.Allow, nil
 }
 
 // termApprover asks on a terminal: the request on out, the answer a line
@@ -77,7 +77,7 @@ func newTermApprover(in io.Reader, out io.Writer) *termApprover {
 }
 
 // Approve shows the request and waits for y, s or n.
-func (t *termApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+func (t *termApprover) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.Approval, error) {
 	// One reader for the life of the approver: a read cannot be
 	// cancelled, so a prompt that timed out leaves it for the next one.
 	t.start.Do(func() {
@@ -105,21 +105,21 @@ func (t *termApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (
 		select {
 		case <-ctx.Done():
 			fmt.Fprintln(t.out, "\nagent-lsp: no answer in time; denied")
-			return agent.Deny, ctx.Err()
+			return harness.Deny, ctx.Err()
 		case line, ok := <-t.lines:
 			if !ok {
 				fmt.Fprintln(t.out, "\nagent-lsp: end of input; denied")
-				return agent.Deny, nil
+				return harness.Deny, nil
 			}
 			switch strings.ToLower(strings.TrimSpace(line)) {
 			case "y", "yes":
-				return agent.Allow, nil
+				return harness.Allow, nil
 			case "s", "session":
 				if req.SessionRule != "" {
-					return agent.AllowForSession, nil
+					return harness.AllowForSession, nil
 				}
 			case "n", "no", "":
-				return agent.Deny, nil
+				return harness.Deny, nil
 			}
 		}
 	}

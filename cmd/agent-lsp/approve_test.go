@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/harness"
 )
 
 func TestTermApprover(t *testing.T) {
@@ -15,11 +15,11 @@ func TestTermApprover(t *testing.T) {
 	in, w := io.Pipe()
 	var out strings.Builder
 	a := newTermApprover(in, &out)
-	req := agent.ApprovalRequest{Tool: "bash", Subject: "go test ./a\u202e\x1b[2J", Reason: "no rule matches", SessionRule: "go test *"}
+	req := harness.ApprovalRequest{Tool: "bash", Subject: "go test ./a\u202e\x1b[2J", Reason: "no rule matches", SessionRule: "go test *"}
 	answers := []struct {
 		line string
-		want agent.Approval
-	}{{"y", agent.Allow}, {"maybe\ns", agent.AllowForSession}, {"n", agent.Deny}, {"", agent.Deny}}
+		want harness.Approval
+	}{{"y", harness.Allow}, {"maybe\ns", harness.AllowForSession}, {"n", harness.Deny}, {"", harness.Deny}}
 	for _, ans := range answers {
 		go w.Write([]byte(ans.line + "\n"))
 		got, err := a.Approve(context.Background(), req)
@@ -30,17 +30,17 @@ func TestTermApprover(t *testing.T) {
 	// No session rule offered: "s" is not an answer.
 	req.SessionRule = ""
 	go w.Write([]byte("s\ny\n"))
-	if got, _ := a.Approve(context.Background(), req); got != agent.Allow {
+	if got, _ := a.Approve(context.Background(), req); got != harness.Allow {
 		t.Errorf("s without a session rule: %v", got)
 	}
 	// A timeout denies; the next prompt still reads the next line.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if got, err := a.Approve(ctx, req); got != agent.Deny || err == nil {
+	if got, err := a.Approve(ctx, req); got != harness.Deny || err == nil {
 		t.Errorf("timeout: %v, %v", got, err)
 	}
 	w.Close()
-	if got, err := a.Approve(context.Background(), req); got != agent.Deny || err != nil {
+	if got, err := a.Approve(context.Background(), req); got != harness.Deny || err != nil {
 		t.Errorf("end of input: %v, %v", got, err)
 	}
 	text := out.String()
@@ -68,7 +68,7 @@ func TestAskFlag(t *testing.T) {
 	}
 	if a, _ := approverFor(askAllow, nil, io.Discard); a == nil {
 		t.Error("allow: nil approver")
-	} else if got, _ := a.Approve(context.Background(), agent.ApprovalRequest{}); got != agent.Allow {
+	} else if got, _ := a.Approve(context.Background(), harness.ApprovalRequest{}); got != harness.Allow {
 		t.Errorf("allow: %v", got)
 	}
 }

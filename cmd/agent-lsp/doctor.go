@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/config"
 	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/provider/openai"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -54,7 +54,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	models, err := agent.ListModels(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.BaseURL, cfg.APIKey)
+	models, err := openai.ListModels(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.BaseURL, cfg.APIKey)
 	switch {
 	case err != nil:
 		ok = false

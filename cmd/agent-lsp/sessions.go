@@ -70,7 +70,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
 	}
-	var approver agent.Approver
+	var approver harness.Approver
 	if ask == askAllow {
 		approver = allowAll{}
 	}

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/harness"
 	"github.com/agent-lsp/agent-lsp/lsp"
 	"github.com/agent-lsp/agent-lsp/lsp/lsptest"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -294,15 +294,15 @@ func TestApproverAnswers(t *testing.T) {
 		}
 	}})
 	ap := e.Server.Approver()
-	req := agent.ApprovalRequest{Tool: "bash", Subject: "rm -rf build", Reason: "deletes files", SessionRule: "bash rm *"}
+	req := harness.ApprovalRequest{Tool: "bash", Subject: "rm -rf build", Reason: "deletes files", SessionRule: "bash rm *"}
 	for _, tc := range []struct {
 		answer any
-		want   agent.Approval
+		want   harness.Approval
 	}{
-		{map[string]string{"title": lsp.ActionAllow}, agent.Allow},
-		{map[string]string{"title": lsp.ActionSession}, agent.AllowForSession},
-		{map[string]string{"title": lsp.ActionDeny}, agent.Deny},
-		{nil, agent.Deny}, // dismissed
+		{map[string]string{"title": lsp.ActionAllow}, harness.Allow},
+		{map[string]string{"title": lsp.ActionSession}, harness.AllowForSession},
+		{map[string]string{"title": lsp.ActionDeny}, harness.Deny},
+		{nil, harness.Deny}, // dismissed
 	} {
 		answers <- tc.answer
 		got, err := ap.Approve(context.Background(), req)
@@ -328,8 +328,8 @@ func TestApproverTimeoutDenies(t *testing.T) {
 			<-ctx.Done() // never answers; the server withdraws the prompt
 			return nil
 		}})
-	got, err := e.Server.Approver().Approve(context.Background(), agent.ApprovalRequest{Tool: "bash", Subject: "make"})
-	if err != nil || got != agent.Deny {
+	got, err := e.Server.Approver().Approve(context.Background(), harness.ApprovalRequest{Tool: "bash", Subject: "make"})
+	if err != nil || got != harness.Deny {
 		t.Fatalf("got %v %v", got, err)
 	}
 }
@@ -401,8 +401,8 @@ func TestApproverOneAtATime(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := ap.Approve(context.Background(), agent.ApprovalRequest{Tool: "bash", Subject: fmt.Sprint("cmd ", i)})
-			if err != nil || got != agent.Allow {
+			got, err := ap.Approve(context.Background(), harness.ApprovalRequest{Tool: "bash", Subject: fmt.Sprint("cmd ", i)})
+			if err != nil || got != harness.Allow {
 				t.Errorf("got %v %v", got, err)
 			}
 		}()

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // Limits on what one reply may accumulate. A call over a limit is kept (so
@@ -41,7 +43,7 @@ type accumulator struct {
 
 	finish     string
 	finishSeen bool
-	usage      Usage
+	usage      provider.Usage
 	chunks     int // data lines decoded
 }
 
@@ -57,7 +59,7 @@ func (e *streamError) Error() string { return e.msg }
 // add folds one data line into the reply and returns the events it yields.
 // It returns a *streamError when the chunk carries an error object, and a
 // plain error when the line is not a JSON object.
-func (a *accumulator) add(line []byte) ([]StreamEvent, error) {
+func (a *accumulator) add(line []byte) ([]provider.StreamEvent, error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return nil, nil
@@ -73,7 +75,7 @@ func (a *accumulator) add(line []byte) ([]StreamEvent, error) {
 	if u := c.Usage; u != nil && (u.PromptTokens.set || u.CompletionTokens.set) {
 		a.usage = u.toUsage() // the last report wins
 	}
-	var evs []StreamEvent
+	var evs []provider.StreamEvent
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		if ch.Index.set && ch.Index.n != 0 {
@@ -84,7 +86,7 @@ func (a *accumulator) add(line []byte) ([]StreamEvent, error) {
 	return evs, nil
 }
 
-func (a *accumulator) addChoice(ch *rawChoice, evs []StreamEvent) []StreamEvent {
+func (a *accumulator) addChoice(ch *rawChoice, evs []provider.StreamEvent) []provider.StreamEvent {
 	d := &ch.Delta
 	// Reasoning: servers use one of three fields; OpenRouter sends both
 	// "reasoning" and "reasoning_details" with the same text, so the first
@@ -105,18 +107,18 @@ func (a *accumulator) addChoice(ch *rawChoice, evs []StreamEvent) []StreamEvent 
 	r += thinking
 	if r != "" {
 		a.reasoning.WriteString(r)
-		evs = append(evs, StreamEvent{Type: EventReasoningDelta, Text: r})
+		evs = append(evs, provider.StreamEvent{Type: provider.EventReasoningDelta, Text: r})
 	}
 	if text != "" {
 		a.text.WriteString(text)
-		evs = append(evs, StreamEvent{Type: EventTextDelta, Text: text})
+		evs = append(evs, provider.StreamEvent{Type: provider.EventTextDelta, Text: text})
 	}
 	if d.Refusal != nil {
 		a.refusal.WriteString(*d.Refusal)
 	}
 	for i := range d.ToolCalls {
 		if c := a.addToolCall(&d.ToolCalls[i]); c != nil {
-			evs = append(evs, StreamEvent{Type: EventToolCallDelta, ToolCall: &ToolCallDelta{
+			evs = append(evs, provider.StreamEvent{Type: provider.EventToolCallDelta, ToolCall: &provider.ToolCallDelta{
 				Index: c.pos, ID: c.id, Name: string(c.name), ArgumentBytes: c.argBytes,
 			}})
 		}
@@ -225,10 +227,10 @@ func (a *accumulator) syntheticID(pos int) string {
 // StopToolCalls, RawStopReason keeps "stop". A reply without a finish
 // reason (it ended with [DONE]) is StopEndTurn or StopToolCalls. A refusal
 // text makes it StopRefusal.
-func (a *accumulator) end() *MessageEnd {
-	m := &MessageEnd{
-		Message: Message{
-			Role:      RoleAssistant,
+func (a *accumulator) end() *provider.MessageEnd {
+	m := &provider.MessageEnd{
+		Message: provider.Message{
+			Role:      provider.RoleAssistant,
 			Content:   a.text.String(),
 			Reasoning: a.reasoning.String(),
 		},
@@ -243,7 +245,7 @@ func (a *accumulator) end() *MessageEnd {
 			id = fmt.Sprintf("call_%d_%d", i, n) // a server repeated an id
 		}
 		seen[id] = true
-		tc := ToolCall{ID: id, Name: string(c.name), Arguments: string(c.args)}
+		tc := provider.ToolCall{ID: id, Name: string(c.name), Arguments: string(c.args)}
 		if c.truncated {
 			tc.Arguments = ""
 			m.TruncatedCalls = append(m.TruncatedCalls, id)
@@ -251,26 +253,26 @@ func (a *accumulator) end() *MessageEnd {
 		m.Message.ToolCalls = append(m.Message.ToolCalls, tc)
 	}
 	m.StopReason = normaliseStop(a.finish, len(m.Message.ToolCalls) > 0)
-	if m.Refusal != "" && m.StopReason == StopEndTurn {
-		m.StopReason = StopRefusal
+	if m.Refusal != "" && m.StopReason == provider.StopEndTurn {
+		m.StopReason = provider.StopRefusal
 	}
 	return m
 }
 
-func normaliseStop(raw string, haveCalls bool) StopReason {
+func normaliseStop(raw string, haveCalls bool) provider.StopReason {
 	switch strings.ToLower(raw) {
 	case "stop", "end_turn", "eos", "", "tool_calls", "function_call", "tool_use":
 		if haveCalls {
-			return StopToolCalls
+			return provider.StopToolCalls
 		}
 		// "tool_calls" with no call (vLLM #53255): nothing to run.
-		return StopEndTurn
+		return provider.StopEndTurn
 	case "length", "max_tokens", "model_length":
-		return StopLength
+		return provider.StopLength
 	case "content_filter":
-		return StopFilter
+		return provider.StopFilter
 	case "refusal":
-		return StopRefusal
+		return provider.StopRefusal
 	}
-	return StopOther
+	return provider.StopOther
 }

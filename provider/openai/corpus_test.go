@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // checkText compares a field given verbatim or by length, digest and head.
@@ -40,22 +42,22 @@ func checkText(t *testing.T, w corpusWant, field, got string) {
 }
 
 // wantStop is the normalised reason the adapter must derive.
-func wantStop(w corpusWant, raw string) StopReason {
+func wantStop(w corpusWant, raw string) provider.StopReason {
 	switch raw {
 	case "length":
-		return StopLength
+		return provider.StopLength
 	case "content_filter":
-		return StopFilter
+		return provider.StopFilter
 	case "stop", "tool_calls", "":
 		switch {
 		case len(w.calls) > 0:
-			return StopToolCalls
+			return provider.StopToolCalls
 		case w.fields["refusal"] != "":
-			return StopRefusal
+			return provider.StopRefusal
 		}
-		return StopEndTurn
+		return provider.StopEndTurn
 	}
-	return StopOther
+	return provider.StopOther
 }
 
 // TestOpenAICorpus replays every recorded stream through a real HTTP server
@@ -110,13 +112,13 @@ func TestOpenAICorpus(t *testing.T) {
 					rw.(http.Flusher).Flush()
 					b = b[n:]
 				}
-			}, OpenAIConfig{})
+			}, Config{})
 			r := collect(t, p)
 			checkText(t, w, "reasoning", r.reasoning)
 			checkText(t, w, "text", r.text)
 			raw := strings.TrimSuffix(w.fields["finish"], "null")
 			if w.err {
-				if !errors.Is(r.err, ErrProvider) || r.end != nil {
+				if !errors.Is(r.err, provider.ErrProvider) || r.end != nil {
 					t.Fatalf("err = %v, end = %+v; want the stream to fail", r.err, r.end)
 				}
 				// The failed reply has no MessageEnd; check what the
@@ -215,7 +217,7 @@ func FuzzAccumulator(f *testing.F) {
 				continue
 			}
 			for _, ev := range evs {
-				if ev.Type == EventToolCallDelta {
+				if ev.Type == provider.EventToolCallDelta {
 					deltas++
 					if ev.ToolCall.ID == "" || ev.ToolCall.Index < 0 || ev.ToolCall.Index >= len(a.calls) {
 						t.Fatalf("progress %+v", ev.ToolCall)
@@ -238,7 +240,7 @@ func FuzzAccumulator(f *testing.F) {
 				t.Fatalf("call over the caps: %d bytes of arguments, name %d", len(c.Arguments), len(c.Name))
 			}
 		}
-		if len(calls) > 0 && end.StopReason == StopEndTurn {
+		if len(calls) > 0 && end.StopReason == provider.StopEndTurn {
 			t.Fatalf("calls with StopEndTurn")
 		}
 	})

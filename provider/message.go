@@ -1,4 +1,6 @@
-package agent
+package provider
+
+import "github.com/agent-lsp/agent-lsp/tools"
 
 // Role says who wrote a message in the conversation.
 type Role string
@@ -30,13 +32,10 @@ type Message struct {
 	IsError bool `json:"isError,omitempty"`
 }
 
-// ToolCall is one call the model asked for. Arguments are the raw JSON
-// text exactly as the model wrote it; the dispatcher decodes them.
-type ToolCall struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+// ToolCall is one call the model asked for: the dispatcher's own type, so
+// the loop hands calls to the tools without converting them. Arguments are
+// the raw JSON text exactly as the model wrote it.
+type ToolCall = tools.Call
 
 // Usage counts tokens as the server reports them.
 type Usage struct {

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/provider"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // sse frames data payloads as server-sent events and ends with [DONE].
@@ -26,7 +29,7 @@ func sse(payloads ...string) string {
 }
 
 // serve starts a real HTTP server on 127.0.0.1 and an adapter pointed at it.
-func serve(t *testing.T, h http.HandlerFunc, cfg OpenAIConfig) *OpenAI {
+func serve(t *testing.T, h http.HandlerFunc, cfg Config) *Client {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -37,35 +40,35 @@ func serve(t *testing.T, h http.HandlerFunc, cfg OpenAIConfig) *OpenAI {
 	if cfg.RetryBaseDelay == 0 {
 		cfg.RetryBaseDelay = time.Millisecond
 	}
-	return NewOpenAI(cfg)
+	return New(cfg)
 }
 
 // serveSSE answers every request with body.
-func serveSSE(t *testing.T, body string) *OpenAI {
+func serveSSE(t *testing.T, body string) *Client {
 	return serve(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, body)
-	}, OpenAIConfig{})
+	}, Config{})
 }
 
 // reply is everything one stream produced.
 type reply struct {
 	text, reasoning string
-	progress        []ToolCallDelta
-	end             *MessageEnd
+	progress        []provider.ToolCallDelta
+	end             *provider.MessageEnd
 	ends            int
 	err             error
 }
 
-func collect(t *testing.T, p Provider) reply {
+func collect(t *testing.T, p provider.Provider) reply {
 	t.Helper()
 	return collectCtx(t, context.Background(), p)
 }
 
-func collectCtx(t *testing.T, ctx context.Context, p Provider) reply {
+func collectCtx(t *testing.T, ctx context.Context, p provider.Provider) reply {
 	t.Helper()
 	var r reply
-	s, err := p.Stream(ctx, Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}})
+	s, err := p.Stream(ctx, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if err != nil {
 		r.err = err
 		return r
@@ -75,7 +78,7 @@ func collectCtx(t *testing.T, ctx context.Context, p Provider) reply {
 		ev, err := s.Recv()
 		if err == io.EOF {
 			if r.ends != 1 {
-				t.Fatalf("io.EOF after %d MessageEnd events, want 1", r.ends)
+				t.Fatalf("io.EOF after %d provider.MessageEnd events, want 1", r.ends)
 			}
 			return r
 		}
@@ -87,20 +90,20 @@ func collectCtx(t *testing.T, ctx context.Context, p Provider) reply {
 			t.Fatalf("event %v after MessageEnd", ev.Type)
 		}
 		switch ev.Type {
-		case EventTextDelta:
+		case provider.EventTextDelta:
 			r.text += ev.Text
-		case EventReasoningDelta:
+		case provider.EventReasoningDelta:
 			r.reasoning += ev.Text
-		case EventToolCallDelta:
+		case provider.EventToolCallDelta:
 			r.progress = append(r.progress, *ev.ToolCall)
-		case EventMessageEnd:
+		case provider.EventMessageEnd:
 			r.end = ev.End
 			r.ends++
 		}
 	}
 }
 
-func mustEnd(t *testing.T, r reply) *MessageEnd {
+func mustEnd(t *testing.T, r reply) *provider.MessageEnd {
 	t.Helper()
 	if r.err != nil {
 		t.Fatalf("stream failed: %v", r.err)
@@ -122,16 +125,16 @@ func TestOpenAIRequest(t *testing.T) {
 			t.Errorf("request body: %v", err)
 		}
 		io.WriteString(w, sse(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`))
-	}, OpenAIConfig{APIKey: "sk-test", Headers: map[string]string{"X-Title": "agent-lsp", "HTTP-Referer": "https://example.org"}})
-	req := Request{
-		Messages: []Message{
-			{Role: RoleSystem, Content: "be brief"},
-			{Role: RoleUser, Content: "list files"},
-			{Role: RoleAssistant, Reasoning: "secret thoughts", ToolCalls: []ToolCall{{ID: "call_1", Name: "ls", Arguments: `{"path":"."}`}, {ID: "call_2", Name: "pwd"}}},
-			{Role: RoleTool, ToolCallID: "call_1", Name: "ls", Content: "a.go"},
-			{Role: RoleTool, ToolCallID: "call_2", Name: "pwd", Content: ""},
+	}, Config{APIKey: "sk-test", Headers: map[string]string{"X-Title": "agent-lsp", "HTTP-Referer": "https://example.org"}})
+	req := provider.Request{
+		Messages: []provider.Message{
+			{Role: provider.RoleSystem, Content: "be brief"},
+			{Role: provider.RoleUser, Content: "list files"},
+			{Role: provider.RoleAssistant, Reasoning: "secret thoughts", ToolCalls: []provider.ToolCall{{ID: "call_1", Name: "ls", Arguments: `{"path":"."}`}, {ID: "call_2", Name: "pwd"}}},
+			{Role: provider.RoleTool, ToolCallID: "call_1", Name: "ls", Content: "a.go"},
+			{Role: provider.RoleTool, ToolCallID: "call_2", Name: "pwd", Content: ""},
 		},
-		Tools:     []ToolSpec{{Name: "ls", Description: "list", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}, {Name: "pwd"}},
+		Tools:     []tools.Spec{{Name: "ls", Description: "list", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}, {Name: "pwd"}},
 		MaxTokens: 100,
 	}
 	s, err := p.Stream(context.Background(), req)
@@ -218,9 +221,9 @@ func TestOpenAIStatusErrors(t *testing.T) {
 				calls.Add(1)
 				w.WriteHeader(c.status)
 				io.WriteString(w, c.body)
-			}, OpenAIConfig{})
+			}, Config{})
 			r := collect(t, p)
-			if !errors.Is(r.err, ErrProvider) {
+			if !errors.Is(r.err, provider.ErrProvider) {
 				t.Fatalf("err = %v, want ErrProvider", r.err)
 			}
 			t.Log(r.err)
@@ -244,9 +247,9 @@ func TestOpenAIConnectionRefused(t *testing.T) {
 	}
 	base := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
-	p := NewOpenAI(OpenAIConfig{BaseURL: base, Model: "m", RetryBaseDelay: time.Millisecond})
+	p := New(Config{BaseURL: base, Model: "m", RetryBaseDelay: time.Millisecond})
 	r := collect(t, p)
-	if !errors.Is(r.err, ErrProvider) || !strings.Contains(r.err.Error(), "nothing answers at "+base) || !strings.Contains(r.err.Error(), "AGENT_LSP_BASE_URL") {
+	if !errors.Is(r.err, provider.ErrProvider) || !strings.Contains(r.err.Error(), "nothing answers at "+base) || !strings.Contains(r.err.Error(), "AGENT_LSP_BASE_URL") {
 		t.Fatalf("err = %v", r.err)
 	}
 }
@@ -265,9 +268,9 @@ func TestOpenAIConnectionDropped(t *testing.T) {
 			return
 		}
 		conn.Close()
-	}, OpenAIConfig{})
+	}, Config{})
 	r := collect(t, p)
-	if !errors.Is(r.err, ErrProvider) || r.end != nil || r.text != "par" {
+	if !errors.Is(r.err, provider.ErrProvider) || r.end != nil || r.text != "par" {
 		t.Fatalf("err = %v, end = %v, text %q", r.err, r.end, r.text)
 	}
 	if calls.Load() != 1 {
@@ -292,7 +295,7 @@ func TestOpenAIEmptyStreamRetried(t *testing.T) {
 			return
 		}
 		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"second"},"finish_reason":"stop"}]}`))
-	}, OpenAIConfig{})
+	}, Config{})
 	if end := mustEnd(t, collect(t, p)); end.Message.Content != "second" || calls.Load() != 2 {
 		t.Fatalf("content %q after %d attempts", end.Message.Content, calls.Load())
 	}
@@ -322,9 +325,9 @@ func TestOpenAIIdleTimeout(t *testing.T) {
 		t.Run(fmt.Sprint("headers=", headers), func(t *testing.T) {
 			t.Parallel()
 			h, _ := block(t, headers)
-			p := serve(t, h, OpenAIConfig{IdleTimeout: 100 * time.Millisecond})
+			p := serve(t, h, Config{IdleTimeout: 100 * time.Millisecond})
 			r := collect(t, p)
-			if !errors.Is(r.err, ErrIdleTimeout) || !errors.Is(r.err, ErrProvider) {
+			if !errors.Is(r.err, provider.ErrIdleTimeout) || !errors.Is(r.err, provider.ErrProvider) {
 				t.Fatalf("err = %v, want ErrIdleTimeout", r.err)
 			}
 		})
@@ -334,9 +337,9 @@ func TestOpenAIIdleTimeout(t *testing.T) {
 func TestOpenAIContextCancel(t *testing.T) {
 	t.Parallel()
 	h, _ := block(t, true)
-	p := serve(t, h, OpenAIConfig{})
+	p := serve(t, h, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := p.Stream(ctx, Request{})
+	s, err := p.Stream(ctx, provider.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,9 +353,9 @@ func TestOpenAIContextCancel(t *testing.T) {
 	}
 	// Cancelled while waiting to retry.
 	ctx, cancel = context.WithCancel(context.Background())
-	p = serve(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }, OpenAIConfig{})
+	p = serve(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }, Config{})
 	p.transport.sleep = func(context.Context, time.Duration) error { cancel(); return ctx.Err() }
-	if _, err := p.Stream(ctx, Request{}); !errors.Is(err, context.Canceled) {
+	if _, err := p.Stream(ctx, provider.Request{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancel during backoff: %v", err)
 	}
 }
@@ -360,8 +363,7 @@ func TestOpenAIContextCancel(t *testing.T) {
 func TestOpenAIRequestMaxTokens(t *testing.T) {
 	t.Parallel()
 	for model, wantCompletion := range map[string]bool{"llama3.1:8b": false, "gpt-4o": false, "gpt-5-mini": true, "o3": true} {
-		p := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: model})
-		r := p.request(Request{MaxTokens: 64})
+		r := requestHead(model, 64)
 		if got := r.MaxCompletionTokens == 64 && r.MaxTokens == 0; got != wantCompletion {
 			t.Errorf("%s: max_tokens %d, max_completion_tokens %d", model, r.MaxTokens, r.MaxCompletionTokens)
 		}

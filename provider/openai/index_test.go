@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // corpusWant is one row's expected_accumulated_result from
@@ -21,7 +23,7 @@ import (
 // hex digits of the SHA-256 of the UTF-8) and <field>_head (first 40 runes).
 type corpusWant struct {
 	fields map[string]string // text, reasoning, refusal, finish, *_len, *_sha256_16, *_head
-	calls  []ToolCall
+	calls  []provider.ToolCall
 	usage  *[2]int // prompt, completion (null is 0)
 	err    bool
 }
@@ -128,11 +130,11 @@ func readQuoted(s string) (string, int, error) {
 }
 
 // parseCalls reads [{id="..",name=x,args=".."}, ...].
-func parseCalls(s string) ([]ToolCall, int, error) {
+func parseCalls(s string) ([]provider.ToolCall, int, error) {
 	if !strings.HasPrefix(s, "[") {
 		return nil, 0, errors.New("no [")
 	}
-	var calls []ToolCall
+	var calls []provider.ToolCall
 	i := 1
 	for {
 		for i < len(s) && (s[i] == ' ' || s[i] == ',') {
@@ -148,7 +150,7 @@ func parseCalls(s string) ([]ToolCall, int, error) {
 			return nil, 0, fmt.Errorf("want { at %.20q", s[i:])
 		}
 		i++
-		var c ToolCall
+		var c provider.ToolCall
 		for s[i] != '}' {
 			eq := strings.IndexByte(s[i:], '=')
 			key := s[i : i+eq]

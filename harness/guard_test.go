@@ -1,4 +1,4 @@
-package agent_test
+package harness_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/harness"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -20,15 +20,15 @@ import (
 // approvalRecorder is an Approver that records requests and answers from a script.
 type approvalRecorder struct {
 	mu     sync.Mutex
-	reqs   []agent.ApprovalRequest
-	answer agent.Approval
+	reqs   []harness.ApprovalRequest
+	answer harness.Approval
 	err    error
 	block  chan struct{} // when set, Approve waits for it or ctx
 	active atomic.Int32
 	most   atomic.Int32
 }
 
-func (r *approvalRecorder) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+func (r *approvalRecorder) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.Approval, error) {
 	n := r.active.Add(1)
 	defer r.active.Add(-1)
 	for {
@@ -44,16 +44,16 @@ func (r *approvalRecorder) Approve(ctx context.Context, req agent.ApprovalReques
 		select {
 		case <-r.block:
 		case <-ctx.Done():
-			return agent.Deny, ctx.Err()
+			return harness.Deny, ctx.Err()
 		}
 	}
 	return r.answer, r.err
 }
 
-func (r *approvalRecorder) requests() []agent.ApprovalRequest {
+func (r *approvalRecorder) requests() []harness.ApprovalRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]agent.ApprovalRequest(nil), r.reqs...)
+	return append([]harness.ApprovalRequest(nil), r.reqs...)
 }
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -82,8 +82,8 @@ func bash(cmd string) tools.Access {
 func TestGuardVerdicts(t *testing.T) {
 	t.Parallel()
 	e := corpusEngine(t)
-	rec := &approvalRecorder{answer: agent.Allow}
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
+	rec := &approvalRecorder{answer: harness.Allow}
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
 	ctx := context.Background()
 
 	if d := g.Check(ctx, bash("ls -la")); !d.Allow {
@@ -117,8 +117,8 @@ func TestGuardVerdicts(t *testing.T) {
 func TestGuardAllowForSession(t *testing.T) {
 	t.Parallel()
 	e := corpusEngine(t)
-	rec := &approvalRecorder{answer: agent.AllowForSession}
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
+	rec := &approvalRecorder{answer: harness.AllowForSession}
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
 	ctx := context.Background()
 	if d := g.Check(ctx, bash("go test ./pkg/a")); !d.Allow {
 		t.Fatalf("%+v", d)
@@ -154,9 +154,9 @@ func TestGuardRefusals(t *testing.T) {
 		ctx  func() (context.Context, context.CancelFunc)
 		want string
 	}{
-		{"deny", &approvalRecorder{answer: agent.Deny}, nil, "the user refused it"},
-		{"error", &approvalRecorder{answer: agent.Allow, err: errors.New("editor went away")}, nil, "editor went away"},
-		{"timeout", &approvalRecorder{answer: agent.Allow, block: make(chan struct{})}, func() (context.Context, context.CancelFunc) {
+		{"deny", &approvalRecorder{answer: harness.Deny}, nil, "the user refused it"},
+		{"error", &approvalRecorder{answer: harness.Allow, err: errors.New("editor went away")}, nil, "editor went away"},
+		{"timeout", &approvalRecorder{answer: harness.Allow, block: make(chan struct{})}, func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(ctx, 50*time.Millisecond)
 		}, "needs approval"},
 	}
@@ -164,7 +164,7 @@ func TestGuardRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := corpusEngine(t)
-			g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Approver: tt.rec, Sandbox: confined})
+			g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: tt.rec, Sandbox: confined})
 			c := ctx
 			if tt.ctx != nil {
 				var cancel context.CancelFunc
@@ -184,7 +184,7 @@ func TestGuardRefusals(t *testing.T) {
 
 func TestGuardNoApprover(t *testing.T) {
 	t.Parallel()
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: corpusEngine(t), Sandbox: confined})
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: corpusEngine(t), Sandbox: confined})
 	d := g.Check(context.Background(), bash("make build"))
 	if d.Allow || !strings.Contains(d.Reason, "--ask=allow") || !strings.Contains(d.Reason, "allow rule") {
 		t.Errorf("no approver: %+v", d)
@@ -197,9 +197,9 @@ func TestGuardNoApprover(t *testing.T) {
 func TestGuardNoSandboxAsksEveryCommand(t *testing.T) {
 	t.Parallel()
 	e := corpusEngine(t)
-	rec := &approvalRecorder{answer: agent.AllowForSession}
+	rec := &approvalRecorder{answer: harness.AllowForSession}
 	none := sandbox.Status{Backend: sandbox.BackendNone}
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: none})
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: none})
 	ctx := context.Background()
 	if d := g.Check(ctx, bash("ls -la")); !d.Allow {
 		t.Fatalf("%+v", d)
@@ -219,12 +219,12 @@ func TestGuardNoSandboxAsksEveryCommand(t *testing.T) {
 	if r := rec.requests(); len(r) != 3 || r[2].SessionRule != "" || !strings.Contains(r[2].Reason, "no OS sandbox") {
 		t.Errorf("a rule ask without a sandbox: %+v", r)
 	}
-	g2 := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Sandbox: none})
+	g2 := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Sandbox: none})
 	if d := g2.Check(ctx, bash("ls")); d.Allow || !strings.Contains(d.Reason, "no OS sandbox") {
 		t.Errorf("no sandbox, no approver: %+v", d)
 	}
 	// The zero Status is not a sandbox either.
-	g3 := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e})
+	g3 := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e})
 	if d := g3.Check(ctx, bash("ls")); d.Allow {
 		t.Errorf("zero sandbox status allowed a command: %+v", d)
 	}
@@ -233,8 +233,8 @@ func TestGuardNoSandboxAsksEveryCommand(t *testing.T) {
 func TestGuardSerialisesAsks(t *testing.T) {
 	t.Parallel()
 	e := corpusEngine(t)
-	rec := &approvalRecorder{answer: agent.Allow, block: make(chan struct{})}
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
+	rec := &approvalRecorder{answer: harness.Allow, block: make(chan struct{})}
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
 	var wg sync.WaitGroup
 	var allowed atomic.Int32
 	for i := 0; i < 5; i++ {
@@ -259,8 +259,8 @@ func TestGuardSerialisesAsks(t *testing.T) {
 func TestGuardWaitingCallSeesSessionRule(t *testing.T) {
 	t.Parallel()
 	e := corpusEngine(t)
-	rec := &approvalRecorder{answer: agent.AllowForSession, block: make(chan struct{})}
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
+	rec := &approvalRecorder{answer: harness.AllowForSession, block: make(chan struct{})}
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined})
 	var wg sync.WaitGroup
 	for _, c := range []string{"go test ./a", "go test ./b", "go test ./c"} {
 		wg.Add(1)
@@ -293,8 +293,8 @@ func TestGuardFilePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &approvalRecorder{answer: agent.AllowForSession}
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined, Spill: spill})
+	rec := &approvalRecorder{answer: harness.AllowForSession}
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: confined, Spill: spill})
 	ctx := context.Background()
 	access := func(tool string, kind tools.AccessKind, paths ...string) tools.Access {
 		return tools.Access{Tool: tool, Kind: kind, Paths: paths}
@@ -345,7 +345,7 @@ func TestGuardInDispatcher(t *testing.T) {
 		ran++
 		return tools.Result{Text: "ran " + p.Command}, nil
 	})
-	g := agent.NewGuard(agent.GuardOptions{Log: quiet, Engine: corpusEngine(t), Sandbox: confined})
+	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: corpusEngine(t), Sandbox: confined})
 	d := tools.NewDispatcher(tools.NewRegistry(tool), tools.WithGuard(tools.GuardFunc(func(ctx context.Context, a tools.Access) tools.Decision {
 		a.Kind, a.Command = tools.AccessExec, a.Params.(*params).Command
 		return g.Check(ctx, a)

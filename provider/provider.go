@@ -1,12 +1,17 @@
-package agent
+// Package provider is the contract between the agent loop and a model: one
+// streamed reply per request, ending in exactly one EventMessageEnd that
+// carries the assembled message, the stop reason and the usage. Adapters
+// live in subpackages (provider/openai); the loop imports only this one.
+package provider
 
 import (
 	"context"
-	"encoding/json"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // Provider streams one model reply. It is the only thing the loop knows
-// about models; agent/openai.go adapts OpenAI-compatible servers to it.
+// about models; provider/openai adapts OpenAI-compatible servers to it.
 type Provider interface {
 	// Stream starts one reply. Retries of transient failures happen inside.
 	// A returned error means no reply could be started.
@@ -24,16 +29,9 @@ type Stream interface {
 // Request is what the loop sends for one turn.
 type Request struct {
 	Messages []Message
-	Tools    []ToolSpec
+	Tools    []tools.Spec
 	// MaxTokens caps the reply; 0 leaves it to the server.
 	MaxTokens int
-}
-
-// ToolSpec describes a tool to the model.
-type ToolSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
 }
 
 // StreamEventType names what a StreamEvent carries.

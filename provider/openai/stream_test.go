@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // tc builds one tool-call delta chunk; fields is the JSON of the call.
@@ -24,12 +26,12 @@ func TestOpenAIStreamVariants(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		body   string
-		calls  []ToolCall
-		stop   StopReason
+		calls  []provider.ToolCall
+		stop   provider.StopReason
 		raw    string
 		text   string
 		reason string
-		usage  Usage
+		usage  provider.Usage
 	}{
 		{
 			name: "no index, correlated by id",
@@ -38,8 +40,8 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				tc(`"id":"b","function":{"name":"grep","arguments":"{\"q\":1}"}`),
 				tc(`"id":"a","function":{"arguments":"1}"}`),
 				finishTools),
-			calls: []ToolCall{{"a", "read", `{"p":1}`}, {"b", "grep", `{"q":1}`}},
-			stop:  StopToolCalls, raw: "tool_calls",
+			calls: []provider.ToolCall{{ID: "a", Name: "read", Arguments: `{"p":1}`}, {ID: "b", Name: "grep", Arguments: `{"q":1}`}},
+			stop:  provider.StopToolCalls, raw: "tool_calls",
 		},
 		{
 			name: "no index, no id: a name opens a call, fragments continue it",
@@ -50,8 +52,8 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				tc(`"function":{"name":"pwd","arguments":""}`),
 				tc(`"function":{"name":"ls","arguments":"{}"}`),
 				finishTools),
-			calls: []ToolCall{{"call_0", "read", `{"p":1}`}, {"call_1", "grep", `{}`}, {"call_2", "pwd", ``}, {"call_3", "ls", `{}`}},
-			stop:  StopToolCalls, raw: "tool_calls",
+			calls: []provider.ToolCall{{ID: "call_0", Name: "read", Arguments: `{"p":1}`}, {ID: "call_1", Name: "grep", Arguments: `{}`}, {ID: "call_2", Name: "pwd", Arguments: ``}, {ID: "call_3", Name: "ls", Arguments: `{}`}},
+			stop:  provider.StopToolCalls, raw: "tool_calls",
 		},
 		{
 			name: "index without id gets a stable synthetic id",
@@ -61,8 +63,8 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				tc(`"index":0,"function":{"arguments":"{}"}`),
 				tc(`"index":1,"function":{"arguments":"[]"}`),
 				finishTools),
-			calls: []ToolCall{{"call_0", "read", `{}`}, {"call_1", "read", `[]`}},
-			stop:  StopToolCalls, raw: "tool_calls",
+			calls: []provider.ToolCall{{ID: "call_0", Name: "read", Arguments: `{}`}, {ID: "call_1", Name: "read", Arguments: `[]`}},
+			stop:  provider.StopToolCalls, raw: "tool_calls",
 		},
 		{
 			name: "every call on index 0 with different ids",
@@ -71,8 +73,8 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				tc(`"index":0,"id":"y","type":"function","function":{"name":"w","arguments":"{\"f\":"}`),
 				tc(`"index":0,"function":{"arguments":"2}"}`),
 				finishTools),
-			calls: []ToolCall{{"x", "w", `{"f":1}`}, {"y", "w", `{"f":2}`}},
-			stop:  StopToolCalls, raw: "tool_calls",
+			calls: []provider.ToolCall{{ID: "x", Name: "w", Arguments: `{"f":1}`}, {ID: "y", Name: "w", Arguments: `{"f":2}`}},
+			stop:  provider.StopToolCalls, raw: "tool_calls",
 		},
 		{
 			name: "arguments split anywhere, name split, interleaved",
@@ -85,16 +87,16 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				tc(`"index":0,"function":{"arguments":"é.go\"}"}`),
 				tc(`"index":1,"function":{"arguments":"\"\"}"}`),
 				finishTools),
-			calls: []ToolCall{{"p", "read_file", `{"path":"café.go"}`}, {"q", "grep", `{"s":"\u00e9 \""}`}},
-			stop:  StopToolCalls, raw: "tool_calls",
+			calls: []provider.ToolCall{{ID: "p", Name: "read_file", Arguments: `{"path":"café.go"}`}, {ID: "q", Name: "grep", Arguments: `{"s":"\u00e9 \""}`}},
+			stop:  provider.StopToolCalls, raw: "tool_calls",
 		},
 		{
 			name: "finish stop with complete tool calls runs them",
 			body: sse(
 				tc(`"id":"call_ms2p0r8v","function":{"name":"weather","arguments":"{\"l\":\"Boston\"}"}`),
 				`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`),
-			calls: []ToolCall{{"call_ms2p0r8v", "weather", `{"l":"Boston"}`}},
-			stop:  StopToolCalls, raw: "stop",
+			calls: []provider.ToolCall{{ID: "call_ms2p0r8v", Name: "weather", Arguments: `{"l":"Boston"}`}},
+			stop:  provider.StopToolCalls, raw: "stop",
 		},
 		{
 			name: "whole calls in one delta, empty and null ids in continuations",
@@ -104,13 +106,13 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				tc(`"index":0,"id":null,"type":null,"function":{"name":null,"arguments":null}`),
 				tc(`"index":0,"id":"","function":{"arguments":""}`),
 				finishTools),
-			calls: []ToolCall{{"a", "f", `{}`}, {"b", "g", `{}`}},
-			stop:  StopToolCalls, raw: "tool_calls",
+			calls: []provider.ToolCall{{ID: "a", Name: "f", Arguments: `{}`}, {ID: "b", Name: "g", Arguments: `{}`}},
+			stop:  provider.StopToolCalls, raw: "tool_calls",
 		},
 		{
 			name: "tool_calls finish without any call is an end of turn",
 			body: sse(`{"choices":[{"delta":{"content":"done"},"finish_reason":"tool_calls"}]}`),
-			text: "done", stop: StopEndTurn, raw: "tool_calls",
+			text: "done", stop: provider.StopEndTurn, raw: "tool_calls",
 		},
 		{
 			name: "usage in a last chunk with no choices, cached tokens",
@@ -118,7 +120,7 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				`{"choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}],"usage":null}`,
 				`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}`,
 				`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":8}}}`),
-			text: "hi", stop: StopEndTurn, raw: "stop", usage: Usage{InputTokens: 10, OutputTokens: 2, CachedInputTokens: 8},
+			text: "hi", stop: provider.StopEndTurn, raw: "stop", usage: provider.Usage{InputTokens: 10, OutputTokens: 2, CachedInputTokens: 8},
 		},
 		{
 			name: "usage in every chunk: the last wins",
@@ -126,15 +128,15 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
 				`{"choices":[{"delta":{"content":"b"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`,
 				`{"choices":[],"usage":{}}`),
-			text: "ab", stop: StopLength, raw: "length", usage: Usage{InputTokens: 5, OutputTokens: 2},
+			text: "ab", stop: provider.StopLength, raw: "length", usage: provider.Usage{InputTokens: 5, OutputTokens: 2},
 		},
 		{
 			name: "loosely typed numbers",
 			body: sse(
 				`{"choices":[{"index":"0","delta":{"tool_calls":[{"index":0.0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":7.0,"completion_tokens":"3","prompt_tokens_details":{"cached_tokens":true}}}`),
-			calls: []ToolCall{{"a", "f", "{}"}},
-			stop:  StopToolCalls, raw: "tool_calls", usage: Usage{InputTokens: 7, OutputTokens: 3},
+			calls: []provider.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}},
+			stop:  provider.StopToolCalls, raw: "tool_calls", usage: provider.Usage{InputTokens: 7, OutputTokens: 3},
 		},
 		{
 			name: "reasoning fields and content parts stay apart from text",
@@ -144,7 +146,7 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				`{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"xx"},{"type":"reasoning.summary","summary":"r3 "}]}}]}`,
 				`{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"r4"}]},{"type":"text","text":"answer"}]}}]}`,
 				`{"choices":[{"delta":{"content":"!"},"finish_reason":"stop"}]}`),
-			text: "answer!", reason: "r1 r2 r3 r4", stop: StopEndTurn, raw: "stop",
+			text: "answer!", reason: "r1 r2 r3 r4", stop: provider.StopEndTurn, raw: "stop",
 		},
 		{
 			name: "refusal",
@@ -152,7 +154,7 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				`{"choices":[{"delta":{"role":"assistant","content":null,"refusal":""}}]}`,
 				`{"choices":[{"delta":{"refusal":"I can't."}}]}`,
 				`{"choices":[{"delta":{},"finish_reason":"stop"}]}`),
-			stop: StopRefusal, raw: "stop",
+			stop: provider.StopRefusal, raw: "stop",
 		},
 		{
 			name: "n=2: only choice 0",
@@ -160,7 +162,7 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				`{"choices":[{"index":0,"delta":{"content":"zero"}},{"index":1,"delta":{"content":"one"}}]}`,
 				`{"choices":[{"index":1,"delta":{"content":"!"},"finish_reason":"stop"}]}`,
 				`{"choices":[{"index":0,"delta":{"content":"."},"finish_reason":"length"}]}`),
-			text: "zero.", stop: StopLength, raw: "length",
+			text: "zero.", stop: provider.StopLength, raw: "length",
 		},
 		{
 			name: "1000 keep-alive comments",
@@ -168,27 +170,27 @@ func TestOpenAIStreamVariants(t *testing.T) {
 				"data: " + `{"choices":[{"delta":{"content":"late"}}]}` + "\n\n" +
 				strings.Repeat(": keep-alive\n\n", 500) +
 				sse(`{"choices":[{"delta":{},"finish_reason":"stop"}]}`),
-			text: "late", stop: StopEndTurn, raw: "stop",
+			text: "late", stop: provider.StopEndTurn, raw: "stop",
 		},
 		{
 			name: "finish_reason then close without [DONE]",
 			body: "data: " + `{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}` + "\n\n",
-			text: "x", stop: StopEndTurn, raw: "stop",
+			text: "x", stop: provider.StopEndTurn, raw: "stop",
 		},
 		{
 			name: "[DONE] without finish_reason",
 			body: sse(`{"choices":[{"delta":{"content":"4"}}]}`),
-			text: "4", stop: StopEndTurn, raw: "",
+			text: "4", stop: provider.StopEndTurn, raw: "",
 		},
 		{
 			name: "last line without newline",
 			body: "data: " + `{"choices":[{"delta":{"content":"x"}}]}` + "\n\ndata: [DONE]",
-			text: "x", stop: StopEndTurn, raw: "",
+			text: "x", stop: provider.StopEndTurn, raw: "",
 		},
 		{
 			name: "unknown finish reason",
 			body: sse(`{"choices":[{"delta":{},"finish_reason":"function_call_filter: MALFORMED_FUNCTION_CALL"}]}`),
-			stop: StopOther, raw: "function_call_filter: MALFORMED_FUNCTION_CALL",
+			stop: provider.StopOther, raw: "function_call_filter: MALFORMED_FUNCTION_CALL",
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -207,7 +209,7 @@ func TestOpenAIStreamVariants(t *testing.T) {
 			if end.Usage != c.usage {
 				t.Errorf("usage %+v, want %+v", end.Usage, c.usage)
 			}
-			if end.Message.Role != RoleAssistant || len(end.TruncatedCalls) != 0 {
+			if end.Message.Role != provider.RoleAssistant || len(end.TruncatedCalls) != 0 {
 				t.Errorf("role %q, truncated %v", end.Message.Role, end.TruncatedCalls)
 			}
 			if c.name == "refusal" && end.Refusal != "I can't." {
@@ -246,14 +248,14 @@ func TestOpenAIStreamErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := collect(t, serveSSE(t, c.body))
-			if r.err == nil || !errors.Is(r.err, ErrProvider) || r.end != nil {
+			if r.err == nil || !errors.Is(r.err, provider.ErrProvider) || r.end != nil {
 				t.Fatalf("err = %v, end = %+v; want a provider error and no end", r.err, r.end)
 			}
 			if !strings.Contains(r.err.Error(), c.want) {
 				t.Errorf("%q does not mention %q", r.err, c.want)
 			}
-			if errors.Is(r.err, ErrTruncated) != c.truncated {
-				t.Errorf("errors.Is(ErrTruncated) = %v", !c.truncated)
+			if errors.Is(r.err, provider.ErrTruncated) != c.truncated {
+				t.Errorf("errors.Is(provider.ErrTruncated) = %v", !c.truncated)
 			}
 		})
 	}

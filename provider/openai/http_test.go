@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 func TestOpenAIRetryAfterThenSuccess(t *testing.T) {
@@ -23,7 +25,7 @@ func TestOpenAIRetryAfterThenSuccess(t *testing.T) {
 			return
 		}
 		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}`))
-	}, OpenAIConfig{})
+	}, Config{})
 	var mu sync.Mutex
 	var waits []time.Duration
 	p.transport.sleep = func(ctx context.Context, d time.Duration) error {
@@ -55,7 +57,7 @@ func TestOpenAIRetryAfterRealWait(t *testing.T) {
 		}
 		gap.Store(int64(time.Since(first)))
 		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}`))
-	}, OpenAIConfig{})
+	}, Config{})
 	mustEnd(t, collect(t, p))
 	// A lower bound only: the retry must not come before the server allowed.
 	if calls.Load() != 2 || time.Duration(gap.Load()) < time.Second {
@@ -106,7 +108,7 @@ func TestOpenAI500ThenSuccess(t *testing.T) {
 			return
 		}
 		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`))
-	}, OpenAIConfig{})
+	}, Config{})
 	if end := mustEnd(t, collect(t, p)); end.Message.Content != "ok" || calls.Load() != 2 {
 		t.Fatalf("content %q after %d attempts", end.Message.Content, calls.Load())
 	}
@@ -119,11 +121,11 @@ func TestOpenAI503Exhausted(t *testing.T) {
 		calls.Add(1)
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, `{"error":{"message":"model is loading","type":"server_error"}}`)
-	}, OpenAIConfig{MaxRetries: 2})
+	}, Config{MaxRetries: 2})
 	r := collect(t, p)
-	var pe *ProviderError
-	if !errors.As(r.err, &pe) || !errors.Is(r.err, ErrProvider) || pe.StatusCode != 503 {
-		t.Fatalf("err = %v, want a 503 ProviderError", r.err)
+	var pe *provider.Error
+	if !errors.As(r.err, &pe) || !errors.Is(r.err, provider.ErrProvider) || pe.StatusCode != 503 {
+		t.Fatalf("err = %v, want a 503 provider.Error", r.err)
 	}
 	if calls.Load() != 3 {
 		t.Errorf("%d attempts, want 3 (1 + MaxRetries 2)", calls.Load())
@@ -149,7 +151,7 @@ func TestOpenAIClosedBeforeResponseRetried(t *testing.T) {
 			return
 		}
 		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`))
-	}, OpenAIConfig{})
+	}, Config{})
 	if end := mustEnd(t, collect(t, p)); end.Message.Content != "ok" || calls.Load() != 2 {
 		t.Fatalf("content %q after %d attempts", end.Message.Content, calls.Load())
 	}
@@ -163,9 +165,9 @@ func TestOpenAIRetryAfterTooLong(t *testing.T) {
 		w.Header().Set("Retry-After", "3600")
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"error":{"message":"daily quota exceeded"}}`)
-	}, OpenAIConfig{})
+	}, Config{})
 	r := collect(t, p)
-	if !errors.Is(r.err, ErrProvider) || calls.Load() != 1 {
+	if !errors.Is(r.err, provider.ErrProvider) || calls.Load() != 1 {
 		t.Fatalf("err = %v after %d attempts; want a 429 error at once", r.err, calls.Load())
 	}
 	for _, want := range []string{"rate limiting", "daily quota exceeded", "wait 1h0m0s"} {

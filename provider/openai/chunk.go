@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/provider"
 )
 
 // The wire shapes of one chat.completion.chunk, decoded loosely: every field
@@ -49,8 +51,8 @@ type rawUsage struct {
 	} `json:"prompt_tokens_details"`
 }
 
-func (u *rawUsage) toUsage() Usage {
-	out := Usage{InputTokens: u.PromptTokens.n, OutputTokens: u.CompletionTokens.n}
+func (u *rawUsage) toUsage() provider.Usage {
+	out := provider.Usage{InputTokens: u.PromptTokens.n, OutputTokens: u.CompletionTokens.n}
 	if d := u.PromptTokensDetails; d != nil {
 		out.CachedInputTokens = d.CachedTokens.n
 	}

@@ -1,4 +1,4 @@
-package agent_test
+package openai_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/provider/openai"
 )
 
 func TestProbeContextWindow(t *testing.T) {
@@ -46,7 +46,7 @@ func TestProbeContextWindow(t *testing.T) {
 				_, _ = w.Write([]byte(c.body))
 			}))
 			defer srv.Close()
-			n, _, err := agent.ProbeContextWindow(context.Background(), srv.Client(), srv.URL+"/v1", "m", "")
+			n, _, err := openai.ProbeContextWindow(context.Background(), srv.Client(), srv.URL+"/v1", "m", "")
 			if (err != nil) != c.wantErr || n != c.want {
 				t.Errorf("got %d, %v; want %d (error %v)", n, err, c.want, c.wantErr)
 			}
@@ -67,14 +67,14 @@ func TestWindowCacheProbesOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	path := filepath.Join(t.TempDir(), "windows.json")
-	c := &agent.WindowCache{Path: path}
+	c := &openai.WindowCache{Path: path}
 	for range 3 {
 		if n, err := c.Window(context.Background(), srv.Client(), srv.URL+"/v1", "m", ""); err != nil || n != 8192 {
 			t.Fatalf("Window = %d, %v", n, err)
 		}
 	}
 	// A new process reads the file instead of probing.
-	c2 := &agent.WindowCache{Path: path}
+	c2 := &openai.WindowCache{Path: path}
 	if n, err := c2.Window(context.Background(), srv.Client(), srv.URL+"/v1", "m", ""); err != nil || n != 8192 {
 		t.Fatalf("Window from file = %d, %v", n, err)
 	}

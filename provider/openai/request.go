@@ -1,0 +1,199 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"strings"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/agent-lsp/agent-lsp/provider"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// The encoder makes request bodies. A conversation only grows at its end
+// between turns (agent/loop.go, rule 4), so each message is encoded once
+// and kept; a turn encodes only what is new and sends the cached pieces as
+// they are (net.Buffers: no copy into one body). Lanes keep the encodings
+// of a few conversations at once (a run and its subagents share one
+// client); the lane with the longest equal prefix is reused. Messages are
+// compared field by field, which costs nothing for the strings a history
+// shares with the previous turn (equal pointers compare in O(1)).
+type encoder struct {
+	lanes [maxLanes]lane
+}
+
+const maxLanes = 4
+
+type lane struct {
+	msgs []provider.Message
+	enc  [][]byte // enc[i] is msgs[i] encoded, with a leading ',' for i > 0
+	used time.Time
+
+	specs    []tools.Spec
+	specsEnc []byte
+}
+
+// body returns the request body for req; the caller holds the lock.
+func (e *encoder) body(model string, req provider.Request) net.Buffers {
+	l := e.pick(req.Messages)
+	l.used = time.Now()
+	n := 0
+	for n < len(l.msgs) && n < len(req.Messages) && sameWire(l.msgs[n], req.Messages[n]) {
+		n++
+	}
+	l.msgs, l.enc = append(l.msgs[:n], req.Messages[n:]...), l.enc[:n]
+	for i := n; i < len(req.Messages); i++ {
+		b := encodeMessage(req.Messages[i])
+		if i > 0 {
+			b = append([]byte{','}, b...)
+		}
+		l.enc = append(l.enc, b)
+	}
+	if !sameSpecs(l.specs, req.Tools) {
+		l.specs, l.specsEnc = req.Tools, encodeTools(req.Tools)
+	}
+	out := make(net.Buffers, 0, len(l.enc)+3)
+	out = append(out, []byte(`{"messages":[`))
+	out = append(out, l.enc...)
+	tail := []byte{']'}
+	if len(l.specsEnc) > 0 {
+		tail = append(append(tail, `,"tools":`...), l.specsEnc...)
+	}
+	head, _ := json.Marshal(requestHead(model, req.MaxTokens))
+	head[0] = ','
+	return append(out, append(tail, head...))
+}
+
+// pick returns the lane whose messages share the longest prefix with msgs,
+// or the least recently used one.
+func (e *encoder) pick(msgs []provider.Message) *lane {
+	best, bestN := -1, 0
+	for i := range e.lanes {
+		l := &e.lanes[i]
+		if len(l.msgs) > 0 && len(msgs) > 0 && sameWire(l.msgs[0], msgs[0]) {
+			n := 1
+			for n < len(l.msgs) && n < len(msgs) && sameWire(l.msgs[n], msgs[n]) {
+				n++
+			}
+			if n > bestN {
+				best, bestN = i, n
+			}
+		}
+	}
+	if best >= 0 {
+		return &e.lanes[best]
+	}
+	old := 0
+	for i := range e.lanes {
+		if e.lanes[i].used.Before(e.lanes[old].used) {
+			old = i
+		}
+	}
+	e.lanes[old] = lane{}
+	return &e.lanes[old]
+}
+
+// head is the part of the request after messages and tools.
+type head struct {
+	Model               string                  `json:"model"`
+	Stream              bool                    `json:"stream"`
+	StreamOptions       *goopenai.StreamOptions `json:"stream_options"`
+	MaxTokens           int                     `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int                     `json:"max_completion_tokens,omitempty"`
+}
+
+func requestHead(model string, maxTokens int) head {
+	h := head{Model: model, Stream: true, StreamOptions: &goopenai.StreamOptions{IncludeUsage: true}, MaxTokens: maxTokens}
+	// Reasoning models (o1, gpt-5, ...) refuse max_tokens; go-openai knows
+	// which they are.
+	if goopenai.NewReasoningValidator().Validate(goopenai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens}) != nil {
+		h.MaxTokens, h.MaxCompletionTokens = 0, maxTokens
+	}
+	return h
+}
+
+// sameWire reports whether a and b encode alike (Reasoning and IsError
+// are not sent).
+func sameWire(a, b provider.Message) bool {
+	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		if a.ToolCalls[i] != b.ToolCalls[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func sameSpecs(a, b []tools.Spec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Parameters, b[i].Parameters) {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeMessage encodes one message as go-openai's ChatCompletionMessage.
+// Reasoning is never sent back. Empty arguments become "{}" (servers parse
+// them). go-openai omits empty content, which servers reject for tool
+// results and some for assistant tool-call messages, so a message without
+// it gets "content": null (assistant with tool calls) or "".
+func encodeMessage(m provider.Message) []byte {
+	w := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
+	switch m.Role {
+	case provider.RoleAssistant:
+		for _, tc := range m.ToolCalls {
+			args := tc.Arguments
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			w.ToolCalls = append(w.ToolCalls, goopenai.ToolCall{
+				ID:       tc.ID,
+				Type:     goopenai.ToolTypeFunction,
+				Function: goopenai.FunctionCall{Name: tc.Name, Arguments: args},
+			})
+		}
+	case provider.RoleTool:
+		w.ToolCallID = m.ToolCallID
+	}
+	b, err := json.Marshal(w)
+	if err != nil || len(b) < 2 {
+		b = []byte(`{"role":"user","content":""}`) // cannot happen for these fields
+	}
+	if m.Content == "" {
+		fill := `"content":"",`
+		if len(w.ToolCalls) > 0 {
+			fill = `"content":null,`
+		}
+		b = append([]byte{'{'}, append([]byte(fill), b[1:]...)...)
+	}
+	return b
+}
+
+// encodeTools encodes the tool list; nil when there are none.
+func encodeTools(specs []tools.Spec) []byte {
+	if len(specs) == 0 {
+		return nil
+	}
+	out := make([]goopenai.Tool, 0, len(specs))
+	for _, t := range specs {
+		params := t.Parameters
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, goopenai.Tool{
+			Type:     goopenai.ToolTypeFunction,
+			Function: &goopenai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
+		})
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
