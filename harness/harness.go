@@ -46,6 +46,8 @@ type Options struct {
 	// Log receives the harness's and the guard's logs; nil means
 	// slog.Default().
 	Log *slog.Logger
+	// Tools are added to the built-in ones (a front-end's own tools).
+	Tools []*tools.Tool
 }
 
 // Harness is a wired agent and what it holds open.
@@ -253,6 +255,9 @@ func New(opts Options) (_ *Harness, err error) {
 	if h.Sandbox != nil {
 		sync, _ := ws.(tools.Syncer)
 		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
+	}
+	for _, t := range opts.Tools {
+		h.Registry.Add(t)
 	}
 
 	h.Guard = NewGuard(GuardOptions{

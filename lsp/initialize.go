@@ -12,8 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agent-lsp/agent-lsp/config"
-	"github.com/agent-lsp/agent-lsp/permission"
+	"github.com/agent-lsp/agent-lsp/harness"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -73,7 +72,7 @@ type Settings struct {
 	// Permissions are [permissions.TOOL] tables given by the editor (the
 	// user's settings): they count as the user's rules, applied after
 	// the user's config file, and the workspace's file still only tightens.
-	Permissions permission.Permissions `json:"permissions,omitempty"`
+	Permissions json.RawMessage `json:"permissions,omitempty"`
 }
 
 type initializeResult struct {
@@ -176,49 +175,21 @@ func settingsIn(raw json.RawMessage) (Settings, bool) {
 	return st, found
 }
 
-// applySettings reloads the configuration with the editor's settings on
-// top. New sessions use it; running ones keep theirs.
+// applySettings hands the editor's settings to the session factory
+// (created on the first call, when the root is known). New sessions use
+// them; running ones keep theirs.
 func (s *Server) applySettings(st Settings) {
+	hs := harness.Settings{
+		BaseURL: st.BaseURL, Model: st.Model, APIKey: st.APIKey,
+		MaxTurns: st.MaxTurns, MaxToolCalls: st.MaxToolCalls, Permissions: st.Permissions,
+	}
 	s.mu.Lock()
-	root := s.root
+	f, root := s.factory, s.root
 	s.mu.Unlock()
-	cfg, warnings, err := config.Load(config.Sources{
-		UserFile:  s.opts.UserConfig,
-		Workspace: root,
-		Getenv:    s.opts.Getenv,
-		Flags: config.Overrides{
-			BaseURL: st.BaseURL, Model: st.Model, MaxTurns: st.MaxTurns, MaxToolCalls: st.MaxToolCalls,
-		},
-	})
-	for _, w := range warnings {
-		s.log.Warn("Configuration", "warning", w)
-	}
-	if err != nil {
-		s.log.Error("Configuration not loaded", "error", err)
-	}
-	if st.APIKey != "" {
-		cfg.APIKey = st.APIKey
-	}
-	if len(st.Permissions) > 0 && root != "" {
-		set := permission.RuleSet{Source: "editor settings (permissions)", Origin: permission.FromUser, Tools: st.Permissions}
-		if _, err := permission.New(root, set); err != nil {
-			s.log.Error("Permission rules in the editor settings ignored", "error", err)
-		} else {
-			// Before the workspace's file, as the user's own rules are.
-			sets := []permission.RuleSet{}
-			for _, rs := range cfg.Rules.Sets {
-				if rs.Origin == permission.FromUser {
-					sets = append(sets, rs)
-				}
-			}
-			sets = append(sets, set)
-			for _, rs := range cfg.Rules.Sets {
-				if rs.Origin != permission.FromUser {
-					sets = append(sets, rs)
-				}
-			}
-			cfg.Rules.Sets = sets
-		}
+	if f == nil {
+		f = harness.NewFactory(harness.FactoryOptions{Root: root, UserConfig: s.opts.UserConfig, Getenv: s.opts.Getenv, StateDir: s.opts.StateDir, Log: s.log}, hs)
+	} else {
+		f.Configure(hs)
 	}
 	timeout := DefaultApprovalTimeout
 	if d, err := time.ParseDuration(st.ApprovalTimeout); err == nil && d > 0 {
@@ -226,9 +197,8 @@ func (s *Server) applySettings(st Settings) {
 	}
 	s.approver.setTimeout(timeout)
 	s.mu.Lock()
-	s.settings, s.cfg = st, cfg
+	s.settings, s.factory = st, f
 	s.mu.Unlock()
-	s.log.Info("Configuration", "base_url", cfg.BaseURL, "model", cfg.Model, "root", root)
 }
 
 var lspRequests = map[string]func(*Server, context.Context, json.RawMessage) (any, error){

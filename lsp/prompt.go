@@ -114,22 +114,21 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 		s.mu.Unlock()
 		return se, nil
 	}
-	cfg := s.cfg
+	f := s.factory
 	s.mu.Unlock()
-	var ws tools.Workspace = s.ws
-	if lim.maxTurns > 0 {
-		cfg.MaxTurns = lim.maxTurns
+	if f == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is not initialized")
 	}
+	var ws tools.Workspace = s.ws
 	if lim.onlyPath != "" {
 		ws = s.ws.LimitTo(lim.onlyPath)
 	}
 	// The harness is made outside the lock: it may ask the model server
 	// for its context window.
-	h, err := harness.New(harness.Options{Root: s.root, Config: cfg, Workspace: ws, Approver: s.approver, StateDir: s.opts.StateDir, Log: s.log})
+	h, err := f.Build(harness.SessionOptions{Workspace: ws, Approver: s.approver, MaxTurns: lim.maxTurns, Tools: []*tools.Tool{diagnosticsTool(s)}})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "start session: %v", err)
 	}
-	h.Registry.Add(diagnosticsTool(s))
 	// A known id resumes that session; an unknown one starts a session
 	// under the id the client chose, so it can cancel it before the first
 	// result names it.

@@ -25,8 +25,6 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/harness"
 	"go.lsp.dev/protocol"
-
-	"github.com/agent-lsp/agent-lsp/config"
 )
 
 // Options configure a Server.
@@ -71,7 +69,7 @@ type Server struct {
 	caps        clientCaps
 	root        string
 	settings    Settings
-	cfg         config.Config
+	factory     *harness.Factory // nil until initialize
 	ws          *Workspace
 	approver    *Approver
 	sessions    map[string]*session

@@ -2,13 +2,14 @@ package lsp_test
 
 import (
 	"fmt"
-	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 )

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agent-lsp/agent-lsp/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
 // binary is the real agent-lsp, built once; floor the minimal server the
