@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -27,7 +28,8 @@ const (
 // deny. Prompts are sent one at a time. LSP has no capability for
 // showMessageRequest, so every client is asked.
 type Approver struct {
-	s       *Server
+	c       *client
+	log     *slog.Logger
 	mu      sync.Mutex
 	Timeout time.Duration
 	sem     chan struct{}
@@ -76,20 +78,20 @@ func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (ha
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var item *messageActionItem
-	id, err := a.s.conn.Call(cctx, protocol.MethodWindowShowMessageRequest, p, &item)
+	id, err := a.c.conn.Call(cctx, protocol.MethodWindowShowMessageRequest, p, &item)
 	if err != nil {
 		if cctx.Err() != nil {
 			// Withdraw the prompt; a late answer is ignored.
-			_ = a.s.conn.Notify(context.Background(), protocol.MethodCancelRequest, map[string]any{"id": idValue(id)})
+			a.c.cancel(id)
 		}
-		a.s.log.Info("Permission denied: no answer", "tool", req.Tool, "subject", req.Subject, "error", err)
+		a.log.Info("Permission denied: no answer", "tool", req.Tool, "subject", req.Subject, "error", err)
 		if ctx.Err() != nil {
 			return harness.Deny, ctx.Err()
 		}
 		return harness.Deny, nil
 	}
 	if item == nil {
-		a.s.log.Info("Permission denied: prompt dismissed", "tool", req.Tool, "subject", req.Subject)
+		a.log.Info("Permission denied: prompt dismissed", "tool", req.Tool, "subject", req.Subject)
 		return harness.Deny, nil
 	}
 	switch item.Title {

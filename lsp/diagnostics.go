@@ -93,7 +93,7 @@ func (w *Workspace) DiagnosticsAfterEdit(ctx context.Context, path string, since
 	if err != nil {
 		return ""
 	}
-	diags, ok := w.s.diags.waitNewer(ctx, abs, since, wait)
+	diags, ok := w.diags.waitNewer(ctx, abs, since, wait)
 	if !ok {
 		return ""
 	}
@@ -102,7 +102,7 @@ func (w *Workspace) DiagnosticsAfterEdit(ctx context.Context, path string, since
 
 // DiagnosticsGeneration is the generation to pass to DiagnosticsAfterEdit,
 // taken before the edit.
-func (w *Workspace) DiagnosticsGeneration() int64 { return w.s.diags.generation() }
+func (w *Workspace) DiagnosticsGeneration() int64 { return w.diags.generation() }
 
 var severities = map[int]string{1: "error", 2: "warning", 3: "info", 4: "hint"}
 
@@ -133,25 +133,25 @@ type DiagnosticsToolParams struct {
 
 // diagnosticsTool reports the editor's diagnostics (compiler errors,
 // linter warnings) as the client sent them with agent/diagnostics.
-func diagnosticsTool(s *Server) *tools.Tool {
+func diagnosticsTool(w *Workspace) *tools.Tool {
 	return tools.Define("diagnostics", "Show the editor's current diagnostics (errors and warnings from its language servers) for a file, or for every file that has some.", true,
 		func(ctx context.Context, p *DiagnosticsToolParams) (tools.Result, error) {
 			if p.Path != "" {
-				_, abs, err := s.ws.abs(p.Path)
+				_, abs, err := w.abs(p.Path)
 				if err != nil {
 					return tools.Errorf("%v", err), nil
 				}
-				diags, _ := s.diags.get(abs)
+				diags, _ := w.diags.get(abs)
 				return tools.Result{Text: formatDiagnostics(p.Path, diags)}, nil
 			}
-			s.diags.mu.Lock()
-			defer s.diags.mu.Unlock()
+			w.diags.mu.Lock()
+			defer w.diags.mu.Unlock()
 			var b strings.Builder
-			for abs, diags := range s.diags.byPath {
+			for abs, diags := range w.diags.byPath {
 				if len(diags) == 0 {
 					continue
 				}
-				rel, err := filepath.Rel(s.root, abs)
+				rel, err := filepath.Rel(w.Root(), abs)
 				if err != nil {
 					rel = abs
 				}

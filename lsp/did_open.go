@@ -54,10 +54,7 @@ func (s *Server) didChange(_ context.Context, params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	enc := s.enc
-	s.mu.Unlock()
-	return s.docs.change(enc, p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
+	return s.docs.change(s.init.Load().enc, p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
 }
 
 func (s *Server) didClose(_ context.Context, params json.RawMessage) error {

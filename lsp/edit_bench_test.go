@@ -15,12 +15,10 @@ import (
 func benchDoc(b *testing.B) (*Server, *Workspace, string) {
 	dir := b.TempDir()
 	s := New(Options{Stderr: io.Discard})
-	ws, err := newWorkspace(s, dir)
+	ws, err := newWorkspace(dir, s.docs, s.diags, s.c, UTF16, clientCaps{documentChanges: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.ws, s.root = ws, dir
-	s.caps = clientCaps{documentChanges: true}
 	var sb strings.Builder
 	for i := range 100000 {
 		fmt.Fprintf(&sb, "\tline %d of the file with some code 😀 in it\n", i)
@@ -52,7 +50,7 @@ func BenchmarkStrReplaceEdit(b *testing.B) {
 					s.docs.path[abs].mapper = nil
 					s.docs.mu.Unlock()
 				}
-				p, _, err := s.buildEdit(context.Background(), ws, "big.go", abs, c)
+				p, _, err := ws.buildEdit(context.Background(), "big.go", abs, c)
 				if err != nil || len(p.Edit.DocumentChanges) != 1 {
 					b.Fatal(err)
 				}

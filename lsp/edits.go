@@ -5,15 +5,13 @@ import (
 	"time"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // textEdit is an LSP TextEdit.
-type textEdit struct {
-	Range   Range  `json:"range"`
-	NewText string `json:"newText"`
-}
+type textEdit = protocol.TextEdit
 
 // span replaces old[Start:End] with Text.
 type span struct {
@@ -115,7 +113,7 @@ func refine(dmp *diffmatchpatch.DiffMatchPatch, start int, del, ins string) []sp
 func toEdits(m *Mapper, enc Encoding, sp []span) []textEdit {
 	out := make([]textEdit, len(sp))
 	for i, s := range sp {
-		out[i] = textEdit{Range{Start: m.Position(enc, s.Start), End: m.Position(enc, s.End)}, s.Text}
+		out[i] = textEdit{Range: Range{Start: m.Position(enc, s.Start), End: m.Position(enc, s.End)}, NewText: s.Text}
 	}
 	return out
 }

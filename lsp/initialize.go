@@ -103,26 +103,25 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 		root = "."
 	}
 	root, _ = filepath.Abs(root)
-	ws, err := newWorkspace(s, root)
-	if err != nil {
-		s.log.Error("Cannot open the workspace", "root", root, "error", err)
-		return nil, err
-	}
-	st := parseSettings(p.InitializationOptions)
 	wc := p.Capabilities.Workspace.WorkspaceEdit
-	s.mu.Lock()
-	s.enc = enc
-	s.root = root
-	s.ws = ws
-	s.caps = clientCaps{
+	caps := clientCaps{
 		documentChanges: wc.DocumentChanges,
 		createFiles:     slices.Contains(wc.ResourceOperations, "create"),
 		progress:        p.Capabilities.Window.WorkDoneProgress,
 		saveRequest:     p.Capabilities.Experimental.AgentLsp.SaveRequest,
 	}
+	ws, err := newWorkspace(root, s.docs, s.diags, s.c, enc, caps)
+	if err != nil {
+		s.log.Error("Cannot open the workspace", "root", root, "error", err)
+		return nil, err
+	}
+	st := parseSettings(p.InitializationOptions)
+	factory := harness.NewFactory(harness.FactoryOptions{Root: root, UserConfig: s.opts.UserConfig, Getenv: s.opts.Getenv, StateDir: s.opts.StateDir, Log: s.log}, st.harness())
+	s.init.Store(&initState{enc: enc, caps: caps, root: root, ws: ws, factory: factory})
+	s.mu.Lock()
 	s.initialized = true
 	s.mu.Unlock()
-	s.applySettings(st)
+	s.useSettings(st)
 	if p.ProcessID != nil && *p.ProcessID > 0 {
 		go s.watchParent(*p.ProcessID)
 	}
@@ -175,29 +174,33 @@ func settingsIn(raw json.RawMessage) (Settings, bool) {
 	return st, found
 }
 
-// applySettings hands the editor's settings to the session factory
-// (created on the first call, when the root is known). New sessions use
-// them; running ones keep theirs.
-func (s *Server) applySettings(st Settings) {
-	hs := harness.Settings{
+// initState is what initialize learns about the client and the workspace.
+type initState struct {
+	enc     Encoding
+	caps    clientCaps
+	root    string
+	ws      *Workspace
+	factory *harness.Factory
+}
+
+// harness is the part of the settings the session factory takes.
+func (st Settings) harness() harness.Settings {
+	return harness.Settings{
 		BaseURL: st.BaseURL, Model: st.Model, APIKey: st.APIKey,
 		MaxTurns: st.MaxTurns, MaxToolCalls: st.MaxToolCalls, Permissions: st.Permissions,
 	}
-	s.mu.Lock()
-	f, root := s.factory, s.root
-	s.mu.Unlock()
-	if f == nil {
-		f = harness.NewFactory(harness.FactoryOptions{Root: root, UserConfig: s.opts.UserConfig, Getenv: s.opts.Getenv, StateDir: s.opts.StateDir, Log: s.log}, hs)
-	} else {
-		f.Configure(hs)
-	}
+}
+
+// useSettings keeps the settings the server itself acts on (the approval
+// timeout, the code actions' limits).
+func (s *Server) useSettings(st Settings) {
 	timeout := DefaultApprovalTimeout
 	if d, err := time.ParseDuration(st.ApprovalTimeout); err == nil && d > 0 {
 		timeout = d
 	}
 	s.approver.setTimeout(timeout)
 	s.mu.Lock()
-	s.settings, s.factory = st, f
+	s.settings = st
 	s.mu.Unlock()
 }
 
@@ -231,7 +234,9 @@ func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessag
 		// {} on connect): keep the settings from initialize.
 		return nil
 	}
-	s.applySettings(st)
+	// New sessions use the new settings; running ones keep theirs.
+	s.init.Load().factory.Configure(st.harness())
+	s.useSettings(st)
 	return nil
 }
 

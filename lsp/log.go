@@ -12,7 +12,7 @@ import (
 // logHandler writes records to stderr and, once the connection is up,
 // sends them to the client as window/logMessage. Never stdout.
 type logHandler struct {
-	s    *Server
+	c    *client
 	text slog.Handler
 }
 
@@ -20,7 +20,7 @@ func (h *logHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.
 
 func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	err := h.text.Handle(ctx, r)
-	if h.s.conn == nil || r.Level < slog.LevelInfo {
+	if h.c.conn == nil || r.Level < slog.LevelInfo {
 		return err
 	}
 	var b bytes.Buffer
@@ -40,15 +40,15 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	msg := strings.TrimSpace(b.String())
 	go func() { // never block the read loop on the client
-		_ = h.s.conn.Notify(context.Background(), protocol.MethodWindowLogMessage, map[string]any{"type": typ, "message": msg})
+		h.c.notify(protocol.MethodWindowLogMessage, map[string]any{"type": typ, "message": msg})
 	}()
 	return err
 }
 
 func (h *logHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &logHandler{s: h.s, text: h.text.WithAttrs(as)}
+	return &logHandler{c: h.c, text: h.text.WithAttrs(as)}
 }
 
 func (h *logHandler) WithGroup(name string) slog.Handler {
-	return &logHandler{s: h.s, text: h.text.WithGroup(name)}
+	return &logHandler{c: h.c, text: h.text.WithGroup(name)}
 }

@@ -18,14 +18,11 @@ type progress struct {
 // beginProgress starts a cancellable progress titled title; cancelling it
 // from the editor (window/workDoneProgress/cancel) calls cancel.
 func (s *Server) beginProgress(ctx context.Context, title string, cancel context.CancelFunc) *progress {
-	s.mu.Lock()
-	ok := s.caps.progress
-	s.mu.Unlock()
-	if !ok {
+	if !s.init.Load().caps.progress {
 		return &progress{}
 	}
 	token := fmt.Sprintf("agent-lsp/%d", s.nextID.Add(1))
-	if _, err := s.conn.Call(ctx, protocol.MethodWindowWorkDoneProgressCreate, map[string]any{"token": token}, nil); err != nil {
+	if _, err := s.c.conn.Call(ctx, protocol.MethodWindowWorkDoneProgressCreate, map[string]any{"token": token}, nil); err != nil {
 		s.log.Warn("Progress not created", "error", err)
 		return &progress{}
 	}
@@ -41,7 +38,7 @@ func (p *progress) send(v map[string]any) {
 	if p.s == nil {
 		return
 	}
-	_ = p.s.conn.Notify(p.s.ctx, protocol.MethodProgress, map[string]any{"token": p.token, "value": v})
+	p.s.c.notify(protocol.MethodProgress, map[string]any{"token": p.token, "value": v})
 }
 
 func (p *progress) report(msg string) {

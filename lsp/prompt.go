@@ -114,18 +114,15 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 		s.mu.Unlock()
 		return se, nil
 	}
-	f := s.factory
 	s.mu.Unlock()
-	if f == nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is not initialized")
-	}
-	var ws tools.Workspace = s.ws
+	in := s.init.Load()
+	var ws tools.Workspace = in.ws
 	if lim.onlyPath != "" {
-		ws = s.ws.LimitTo(lim.onlyPath)
+		ws = in.ws.LimitTo(lim.onlyPath)
 	}
 	// The harness is made outside the lock: it may ask the model server
 	// for its context window.
-	h, err := f.Build(harness.SessionOptions{Workspace: ws, Approver: s.approver, MaxTurns: lim.maxTurns, Tools: []*tools.Tool{diagnosticsTool(s)}})
+	h, err := in.factory.Build(harness.SessionOptions{Workspace: ws, Approver: s.approver, MaxTurns: lim.maxTurns, Tools: []*tools.Tool{diagnosticsTool(in.ws)}})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "start session: %v", err)
 	}
@@ -198,15 +195,16 @@ func (s *Server) withContext(ctx context.Context, se *session, p PromptParams) s
 	if p.TextDocument == nil || p.TextDocument.URI == "" {
 		return p.Prompt
 	}
+	in := s.init.Load()
 	path := uriPath(p.TextDocument.URI)
 	rel := path
-	if r, err := filepath.Rel(s.root, path); err == nil && !strings.HasPrefix(r, "..") {
+	if r, err := filepath.Rel(in.root, path); err == nil && !strings.HasPrefix(r, "..") {
 		rel = filepath.ToSlash(r)
 	}
 	var text string
 	if d, ok := s.docs.byURI(p.TextDocument.URI); ok {
 		text = d.text
-	} else if b, err := s.ws.ReadFile(ctx, rel); err == nil {
+	} else if b, err := in.ws.ReadFile(ctx, rel); err == nil {
 		text = string(b)
 	} else {
 		return p.Prompt
@@ -224,9 +222,7 @@ func (s *Server) withContext(ctx context.Context, se *session, p PromptParams) s
 		fmt.Fprintf(&b, "\n\nThe user is looking at %s (%d bytes, too large to include; read the parts you need with read_file).\n", rel, len(text))
 	}
 	if p.Range != nil {
-		s.mu.Lock()
-		enc := s.enc
-		s.mu.Unlock()
+		enc := in.enc
 		m := NewMapper(text)
 		a, z := m.Offset(enc, p.Range.Start), m.Offset(enc, p.Range.End)
 		if a < z {
@@ -252,7 +248,7 @@ func (s *Server) sendEvent(id string, ev agent.Event) {
 	msg = append(msg, head...)
 	msg = append(msg, ',')
 	msg = append(msg, b[1:]...)
-	_ = s.conn.Notify(s.ctx, MethodEvent, json.RawMessage(msg))
+	s.c.notify(MethodEvent, json.RawMessage(msg))
 }
 
 func oneLine(s string, n int) string {

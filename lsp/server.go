@@ -50,6 +50,7 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	conn jsonrpc2.Conn
+	c    *client // the calls the server makes to the editor
 
 	ctx    context.Context // cancelled when the client goes away
 	stop   context.CancelFunc
@@ -61,16 +62,15 @@ type Server struct {
 	parentGone chan struct{}
 	exitMu     sync.Once
 
-	mu          sync.Mutex
+	// init is what initialize learned; it is set once, before any other
+	// request is handled, and read without the lock.
+	init atomic.Pointer[initState]
+
+	mu          sync.Mutex // guards the fields below
 	initialized bool
 	shutdown    bool
 	closing     bool
-	enc         Encoding
-	caps        clientCaps
-	root        string
 	settings    Settings
-	factory     *harness.Factory // nil until initialize
-	ws          *Workspace
 	approver    *Approver
 	sessions    map[string]*session
 	progress    map[string]context.CancelFunc // work-done tokens of running runs
@@ -99,8 +99,9 @@ func New(opts Options) *Server {
 		progress:   make(map[string]context.CancelFunc),
 		inflight:   make(map[jsonrpc2.ID]context.CancelFunc),
 	}
-	s.log = slog.New(&logHandler{s: s, text: slog.NewTextHandler(opts.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})})
-	s.approver = &Approver{s: s, Timeout: DefaultApprovalTimeout, sem: make(chan struct{}, 1)}
+	s.c = &client{}
+	s.log = slog.New(&logHandler{c: s.c, text: slog.NewTextHandler(opts.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})})
+	s.approver = &Approver{c: s.c, log: s.log, Timeout: DefaultApprovalTimeout, sem: make(chan struct{}, 1)}
 	return s
 }
 
@@ -117,6 +118,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		goneOnce.Do(func() { close(gone) })
 	}}
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(stdCodec{}))
+	s.c.conn, s.c.ctx = s.conn, s.ctx
 	s.conn.Go(s.ctx, s.guard(s.handle))
 
 	select {
@@ -153,8 +155,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		se.close()
 		delete(s.sessions, id)
 	}
-	if s.ws != nil {
-		_ = s.ws.disk.Close()
+	if in := s.init.Load(); in != nil {
+		_ = in.ws.disk.Close()
 	}
 	if s.shutdown {
 		return 0
@@ -358,9 +360,10 @@ func (w *watchStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 
 // Workspace returns the editor workspace (nil before initialize).
 func (s *Server) Workspace() *Workspace {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ws
+	if in := s.init.Load(); in != nil {
+		return in.ws
+	}
+	return nil
 }
 
 // Approver returns the permission prompter.

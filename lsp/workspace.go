@@ -26,8 +26,12 @@ import (
 // undoable there like any other. Sync puts them on disk before a shell
 // command runs.
 type Workspace struct {
-	s    *Server
-	disk *tools.DiskWorkspace
+	disk  *tools.DiskWorkspace
+	docs  *store     // the editor's open documents
+	diags *diagStore // the diagnostics the editor forwards
+	c     *client
+	enc   Encoding
+	caps  clientCaps
 	// only, when set, is the one file this view may edit (code actions).
 	only string
 
@@ -45,17 +49,19 @@ type editRecord struct {
 	open bool   // the file was open in the editor
 }
 
-func newWorkspace(s *Server, root string) (*Workspace, error) {
+func newWorkspace(root string, docs *store, diags *diagStore, c *client, enc Encoding, caps clientCaps) (*Workspace, error) {
 	disk, err := tools.NewDiskWorkspace(root)
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{s: s, disk: disk, ed: &editedSet{files: make(map[string]editRecord)}}, nil
+	return &Workspace{disk: disk, docs: docs, diags: diags, c: c, enc: enc, caps: caps, ed: &editedSet{files: make(map[string]editRecord)}}, nil
 }
 
 // LimitTo returns a view of w whose ApplyEdit only accepts the absolute path.
 func (w *Workspace) LimitTo(path string) *Workspace {
-	return &Workspace{s: w.s, disk: w.disk, only: path, ed: w.ed}
+	v := *w
+	v.only = path
+	return &v
 }
 
 // Root returns the workspace root.
@@ -83,7 +89,7 @@ func (w *Workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := w.s.docs.byPath(abs); ok {
+	if d, ok := w.docs.byPath(abs); ok {
 		return []byte(d.text), nil
 	}
 	if data, ok := w.unsynced(abs); ok {
@@ -98,7 +104,7 @@ func (w *Workspace) Open(ctx context.Context, path string) (io.ReadCloser, error
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := w.s.docs.byPath(abs); ok {
+	if d, ok := w.docs.byPath(abs); ok {
 		return io.NopCloser(strings.NewReader(d.text)), nil
 	}
 	if data, ok := w.unsynced(abs); ok {
@@ -136,26 +142,26 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 	if w.only != "" && abs != w.only {
 		return fmt.Errorf("edit %s: %w", rel, ErrOtherFile)
 	}
-	_, wasOpen := w.s.docs.byPath(abs)
-	params, direct, err := w.s.buildEdit(ctx, w, rel, abs, c)
+	_, wasOpen := w.docs.byPath(abs)
+	params, direct, err := w.buildEdit(ctx, rel, abs, c)
 	if err != nil {
 		return err
 	}
 	if direct {
 		return w.writeDisk(rel, abs, c.New)
 	}
-	if err := w.s.sendEdit(ctx, params); err != nil {
+	if err := w.c.applyEdit(ctx, params); err != nil {
 		return fmt.Errorf("apply edit %s: %w", rel, err)
 	}
 	w.ed.mu.Lock()
 	w.ed.files[abs] = editRecord{data: c.New, open: wasOpen}
 	w.ed.mu.Unlock()
-	if d, ok := w.s.docs.byPath(abs); ok && wasOpen {
+	if d, ok := w.docs.byPath(abs); ok && wasOpen {
 		// Most clients send didChange before answering; wait a little
 		// for the ones that do not, so a re-read sees the edit.
 		want := string(c.New)
 		if d.text != want {
-			w.s.docs.waitPath(ctx, abs, time.Second, func(d snapshot) bool { return d.text == want })
+			w.docs.waitPath(ctx, abs, time.Second, func(d snapshot) bool { return d.text == want })
 		}
 	}
 	return nil
@@ -198,17 +204,13 @@ func (w *Workspace) Sync(ctx context.Context) error {
 	if len(edited) == 0 {
 		return nil
 	}
-	w.s.mu.Lock()
-	save := w.s.caps.saveRequest
-	w.s.mu.Unlock()
-	if save {
-		var p SaveDocumentsParams
+	if w.caps.saveRequest {
+		uris := make([]string, 0, len(edited))
 		for abs := range edited {
-			p.URIs = append(p.URIs, string(uri.File(abs)))
+			uris = append(uris, string(uri.File(abs)))
 		}
-		var res SaveDocumentsResult
-		if _, err := w.s.conn.Call(ctx, MethodSaveDocuments, p, &res); err != nil {
-			return fmt.Errorf("save documents: %w", err)
+		if err := w.c.saveDocuments(ctx, uris); err != nil {
+			return err
 		}
 	} else {
 		for abs, rec := range edited {
@@ -216,7 +218,7 @@ func (w *Workspace) Sync(ctx context.Context) error {
 				continue
 			}
 			data := rec.data
-			if d, ok := w.s.docs.byPath(abs); ok {
+			if d, ok := w.docs.byPath(abs); ok {
 				data = []byte(d.text)
 			}
 			if err := os.WriteFile(abs, data, 0o644); err != nil {
