@@ -43,16 +43,6 @@ func (a *Approver) setTimeout(d time.Duration) {
 	a.mu.Unlock()
 }
 
-type messageActionItem struct {
-	Title string `json:"title"`
-}
-
-type showMessageRequestParams struct {
-	Type    int                 `json:"type"` // 3: info, 2: warning
-	Message string              `json:"message"`
-	Actions []messageActionItem `json:"actions"`
-}
-
 // Approve asks the user about req.
 func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.Approval, error) {
 	select {
@@ -72,12 +62,12 @@ func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (ha
 	if req.SessionRule != "" {
 		msg += "\n\"" + ActionSession + "\" allows: " + req.SessionRule
 	}
-	p := showMessageRequestParams{Type: 2, Message: msg, Actions: []messageActionItem{
-		{ActionAllow}, {ActionSession}, {ActionDeny},
+	p := protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: msg, Actions: []protocol.MessageActionItem{
+		{Title: ActionAllow}, {Title: ActionSession}, {Title: ActionDeny},
 	}}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var item *messageActionItem
+	var item *protocol.MessageActionItem
 	id, err := a.c.conn.Call(cctx, protocol.MethodWindowShowMessageRequest, p, &item)
 	if err != nil {
 		if cctx.Err() != nil {

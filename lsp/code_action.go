@@ -22,6 +22,8 @@ const DefaultRewriteInstruction = "Rewrite the selected code to be clearer and s
 // defaultActionTurns bounds a code action's run.
 const defaultActionTurns = 8
 
+// codeActionParams reads the part of textDocument/codeAction we act on, with
+// the client's diagnostics in our own type (see codeAction).
 type codeActionParams struct {
 	TextDocument struct {
 		URI string `json:"uri"`
@@ -32,17 +34,14 @@ type codeActionParams struct {
 	} `json:"context"`
 }
 
-type command struct {
-	Title     string `json:"title"`
-	Command   string `json:"command"`
-	Arguments []any  `json:"arguments,omitempty"`
-}
-
+// codeAction is protocol.CodeAction with our own Diagnostic: a code
+// action carries the client's diagnostic back unchanged, whatever shape
+// its code and data have, and protocol's Diagnostic would normalise them.
 type codeAction struct {
-	Title       string       `json:"title"`
-	Kind        string       `json:"kind"`
-	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
-	Command     *command     `json:"command,omitempty"`
+	Title       string                  `json:"title"`
+	Kind        protocol.CodeActionKind `json:"kind"`
+	Diagnostics []Diagnostic            `json:"diagnostics,omitempty"`
+	Command     *protocol.Command       `json:"command,omitempty"`
 }
 
 // actionArgs is the argument of both commands.
@@ -62,13 +61,13 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 	for _, d := range p.Context.Diagnostics {
 		d := d
 		title := "Fix with agent: " + oneLine(d.Message, 80)
-		out = append(out, codeAction{Title: title, Kind: string(protocol.CodeActionKindQuickFix), Diagnostics: []Diagnostic{d},
-			Command: &command{Title: title, Command: cmdFix, Arguments: []any{actionArgs{URI: p.TextDocument.URI, Range: d.Range, Diagnostic: &d}}}})
+		out = append(out, codeAction{Title: title, Kind: protocol.CodeActionKindQuickFix, Diagnostics: []Diagnostic{d},
+			Command: &protocol.Command{Title: title, Command: cmdFix, Arguments: lspArgs(actionArgs{URI: p.TextDocument.URI, Range: d.Range, Diagnostic: &d})}})
 	}
 	if p.Range.Start != p.Range.End {
 		title := "Rewrite with agent"
-		out = append(out, codeAction{Title: title, Kind: string(protocol.CodeActionKindRefactorRewrite),
-			Command: &command{Title: title, Command: cmdRewrite, Arguments: []any{actionArgs{URI: p.TextDocument.URI, Range: p.Range}}}})
+		out = append(out, codeAction{Title: title, Kind: protocol.CodeActionKindRefactorRewrite,
+			Command: &protocol.Command{Title: title, Command: cmdRewrite, Arguments: lspArgs(actionArgs{URI: p.TextDocument.URI, Range: p.Range})}})
 	}
 	return out, nil
 }
@@ -127,4 +126,10 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	ctx, done := s.detach(ctx)
 	defer done()
 	return s.prompt(ctx, pp, lim)
+}
+
+// lspArgs encodes a command's one argument.
+func lspArgs(a actionArgs) []protocol.LSPAny {
+	b, _ := json.Marshal(a) // plain strings and numbers: cannot fail
+	return []protocol.LSPAny{b}
 }

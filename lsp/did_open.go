@@ -6,19 +6,9 @@ import (
 	"errors"
 	"path/filepath"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
-
-type textDocumentItem struct {
-	URI     string `json:"uri"`
-	Version int32  `json:"version"`
-	Text    string `json:"text"`
-}
-
-type versionedTextDocumentIdentifier struct {
-	URI     string `json:"uri"`
-	Version int32  `json:"version"`
-}
 
 // uriPath returns the clean absolute file path of a file URI, or "".
 func uriPath(u string) string {
@@ -32,40 +22,36 @@ func uriPath(u string) string {
 }
 
 func (s *Server) didOpen(_ context.Context, params json.RawMessage) error {
-	var p struct {
-		TextDocument textDocumentItem `json:"textDocument"`
-	}
-	if err := decode(params, &p); err != nil {
+	var p protocol.DidOpenTextDocumentParams
+	if err := decodeLSP(params, &p); err != nil {
 		return err
 	}
 	if p.TextDocument.URI == "" {
 		return errors.New("didOpen without a uri")
 	}
 	d := p.TextDocument
-	s.docs.open(d.URI, uriPath(d.URI), d.Version, d.Text)
+	s.docs.open(string(d.URI), uriPath(string(d.URI)), d.Version, d.Text)
 	return nil
 }
 
 func (s *Server) didChange(_ context.Context, params json.RawMessage) error {
+	// contentChanges stay our own type: protocol's is a union that costs a
+	// second decoding pass per change, and didChange is the hot path.
 	var p struct {
-		TextDocument   versionedTextDocumentIdentifier `json:"textDocument"`
-		ContentChanges []contentChange                 `json:"contentChanges"`
+		TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+		ContentChanges []contentChange                          `json:"contentChanges"`
 	}
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	return s.docs.change(s.init.Load().enc, p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
+	return s.docs.change(s.init.Load().enc, string(p.TextDocument.URI), p.TextDocument.Version, p.ContentChanges)
 }
 
 func (s *Server) didClose(_ context.Context, params json.RawMessage) error {
-	var p struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
-	}
-	if err := decode(params, &p); err != nil {
+	var p protocol.DidCloseTextDocumentParams
+	if err := decodeLSP(params, &p); err != nil {
 		return err
 	}
-	s.docs.close(p.TextDocument.URI)
+	s.docs.close(string(p.TextDocument.URI))
 	return nil
 }

@@ -29,18 +29,18 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 		b.WriteString(" " + a.Key + "=" + a.Value.String())
 		return true
 	})
-	typ := 4 // log
+	var typ protocol.MessageType
 	switch {
 	case r.Level >= slog.LevelError:
-		typ = 1
+		typ = protocol.MessageTypeError
 	case r.Level >= slog.LevelWarn:
-		typ = 2
+		typ = protocol.MessageTypeWarning
 	default:
-		typ = 3
+		typ = protocol.MessageTypeInfo
 	}
 	msg := strings.TrimSpace(b.String())
 	go func() { // never block the read loop on the client
-		h.c.notify(protocol.MethodWindowLogMessage, map[string]any{"type": typ, "message": msg})
+		h.c.notify(protocol.MethodWindowLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg})
 	}()
 	return err
 }

@@ -22,7 +22,7 @@ func (s *Server) beginProgress(ctx context.Context, title string, cancel context
 		return &progress{}
 	}
 	token := fmt.Sprintf("agent-lsp/%d", s.nextID.Add(1))
-	if _, err := s.c.conn.Call(ctx, protocol.MethodWindowWorkDoneProgressCreate, map[string]any{"token": token}, nil); err != nil {
+	if _, err := s.c.conn.Call(ctx, protocol.MethodWindowWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)}, nil); err != nil {
 		s.log.Warn("Progress not created", "error", err)
 		return &progress{}
 	}
@@ -30,26 +30,28 @@ func (s *Server) beginProgress(ctx context.Context, title string, cancel context
 	s.progress[token] = cancel
 	s.mu.Unlock()
 	p := &progress{s: s, token: token}
-	p.send(map[string]any{"kind": "begin", "title": title, "cancellable": true})
+	yes := true
+	p.send(&protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: &yes})
 	return p
 }
 
-func (p *progress) send(v map[string]any) {
+func (p *progress) send(v any) {
 	if p.s == nil {
 		return
 	}
-	p.s.c.notify(protocol.MethodProgress, map[string]any{"token": p.token, "value": v})
+	b, _ := json.Marshal(v)
+	p.s.c.notify(protocol.MethodProgress, &protocol.ProgressParams{Token: protocol.String(p.token), Value: b})
 }
 
 func (p *progress) report(msg string) {
-	p.send(map[string]any{"kind": "report", "message": msg})
+	p.send(&protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
 }
 
 func (p *progress) end(msg string) {
 	if p.s == nil {
 		return
 	}
-	p.send(map[string]any{"kind": "end", "message": msg})
+	p.send(&protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 	p.s.mu.Lock()
 	delete(p.s.progress, p.token)
 	p.s.mu.Unlock()

@@ -302,6 +302,19 @@ func decode(params json.RawMessage, v any) error {
 	return nil
 }
 
+// decodeLSP unmarshals params into one of go.lsp.dev/protocol's types,
+// with its own decoder (its union types need it); missing or null params
+// decode as {}.
+func decodeLSP(params json.RawMessage, v any) error {
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	if err := protocol.Unmarshal(params, v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
 // stdCodec marshals payloads with encoding/json: the server's own wire
 // types are plain structs.
 type stdCodec struct{}
