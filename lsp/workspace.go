@@ -128,8 +128,9 @@ func (w *Workspace) unsynced(abs string) ([]byte, bool) {
 	return rec.data, true
 }
 
-// ErrOtherFile refuses an edit outside the file a code action is about.
-var ErrOtherFile = errors.New("this run may only edit the file the code action is about")
+// ErrOtherFile refuses an edit outside the file a code action is about. It
+// is a tools.ErrRefused, so the model gets it as a tool result.
+var ErrOtherFile = fmt.Errorf("%w: this run may only edit the file the code action is about", tools.ErrRefused)
 
 // ApplyEdit sends c to the editor as a workspace/applyEdit. It returns
 // tools.ErrConflict when the buffer no longer holds c.Old or the editor
@@ -140,7 +141,8 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 		return err
 	}
 	if w.only != "" && abs != w.only {
-		return fmt.Errorf("edit %s: %w", rel, ErrOtherFile)
+		only, _ := filepath.Rel(w.Root(), w.only)
+		return fmt.Errorf("%w (%s); %s was not changed", ErrOtherFile, filepath.ToSlash(only), rel)
 	}
 	_, wasOpen := w.docs.byPath(abs)
 	params, direct, err := w.buildEdit(ctx, rel, abs, c)

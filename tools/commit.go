@@ -105,7 +105,7 @@ const DiagnosticsWait = 1500 * time.Millisecond
 func applyError(tool, rel string, err error) (*Result, error) {
 	var nr *NotRegularError
 	var le *LinkError
-	if errors.Is(err, ErrOutside) || errors.As(err, &nr) || errors.As(err, &le) {
+	if errors.Is(err, ErrOutside) || errors.Is(err, ErrRefused) || errors.As(err, &nr) || errors.As(err, &le) {
 		r := Errorf("%s: %v", tool, err)
 		return &r, nil
 	}

@@ -44,3 +44,8 @@ type Editor interface {
 // against: the user (or another tool) changed it, or the editor refused a
 // stale edit.
 var ErrConflict = errors.New("file changed since it was read")
+
+// ErrRefused means the workspace will not make this change at all (a code
+// action's run editing another file): the model is told why, as a result,
+// and retrying the same edit cannot help.
+var ErrRefused = errors.New("edit refused")

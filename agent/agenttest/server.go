@@ -59,6 +59,16 @@ func (r ChatRequest) LastToolResult() string {
 	return ""
 }
 
+// HasTool reports whether the request offered the tool name.
+func (r ChatRequest) HasTool(name string) bool {
+	for _, t := range r.Tools {
+		if f, ok := t["function"].(map[string]any); ok && f["name"] == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Server is a scripted OpenAI-compatible chat server on 127.0.0.1. It
 // answers /v1/chat/completions with the next Reply as a real SSE stream and
 // /v1/models with its model list.

@@ -66,6 +66,37 @@ func TestCodeActionsAndFix(t *testing.T) {
 	if got := reqs[1].LastToolResult(); !strings.Contains(got, "a.go:2:12: error [compiler]: undefined: x") {
 		t.Fatalf("diagnostics tool said %q", got)
 	}
+	// The system prompt names every tool the model is offered, the
+	// editor's diagnostics tool included.
+	if sys := reqs[0].Messages[0]["content"].(string); !strings.Contains(sys, "diagnostics") || !reqs[0].HasTool("diagnostics") {
+		t.Fatalf("diagnostics offered %v, system prompt %q", reqs[0].HasTool("diagnostics"), sys)
+	}
+}
+
+// A code action's run that edits another file gets the refusal as a tool
+// result it can act on, worded once, and the other file is untouched.
+func TestCodeActionOtherFileIsAResult(t *testing.T) {
+	t.Parallel()
+	m := model(t,
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "r", Name: "read_file", Arguments: `{"path":"b.go"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "w", Name: "str_replace", Arguments: `{"path":"b.go","old_str":"package b","new_str":"package c"}`}}},
+		agenttest.Reply{Text: "could not"},
+	)
+	e := lsptest.Connect(t, map[string]string{"a.go": "package a\n", "b.go": "package b\n"}, initOpts(m))
+	e.Open("a.go", "package a\n")
+	args := map[string]any{"uri": e.URI("a.go"), "range": lsp.Range{End: lsp.Position{Character: 9}}}
+	var res lsp.PromptResult
+	if err := e.Call("workspace/executeCommand", map[string]any{"command": "agent-lsp.rewrite", "arguments": []any{args}}, &res); err != nil {
+		t.Fatal(err)
+	}
+	got := m.Requests()[2].LastToolResult()
+	if res.Reason != "end_turn" || !strings.Contains(got, "only edit the file the code action is about (a.go)") ||
+		strings.Contains(got, "harness") || strings.Count(got, "b.go") != 1 {
+		t.Fatalf("result %+v, the model was told %q", res, got)
+	}
+	if b, _ := os.ReadFile(e.Path("b.go")); string(b) != "package b\n" {
+		t.Fatalf("b.go is %q", b)
+	}
 }
 
 func TestDiagnosticsAfterEdit(t *testing.T) {
