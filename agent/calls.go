@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -73,7 +74,7 @@ func (r *run) runOne(ctx context.Context, c ToolCall) (tools.Result, Ending, str
 		r.streak.key, r.streak.count = key, 1
 	}
 	if r.streak.count >= r.a.cfg.RepeatLimit {
-		msg := fmt.Sprintf("%s failed %d times in a row with the same arguments: %s", c.Name, r.streak.count, clip(c.Arguments, 200))
+		msg := fmt.Sprintf("%s failed %d times in a row with the same arguments: %s", c.Name, r.streak.count, text.Clip(c.Arguments, 200))
 		r.warn(msg)
 		return out, EndRepeatedFailure, msg
 	}
@@ -89,11 +90,4 @@ func (r *run) answer(c ToolCall, out tools.Result) {
 	text = r.capResult(c, text)
 	r.s.Append(Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: text, IsError: out.IsError})
 	r.obs(Event{Type: EvToolEnd, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Result: text, IsError: out.IsError}})
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return clipRunes(s, n) + "…"
 }

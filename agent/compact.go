@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/provider"
 )
 
@@ -140,7 +141,7 @@ func (r *run) compact(ctx context.Context, before int) error {
 	}
 	// A summary must leave room for the work: at most a sixth of the window.
 	if limit := r.cc.Window / 6 * 4; len(summary) > limit {
-		summary = clipRunes(summary, limit) + "\n[… summary cut to fit the context window]"
+		summary = text.Cut(summary, limit) + "\n[… summary cut to fit the context window]"
 	}
 	view := slices.Clone(msgs[:head])
 	pinned := r.s.Pinned()
@@ -202,7 +203,7 @@ func (r *run) outputIndex(msgs []Message) string {
 				}
 			}
 			if path != "" {
-				lines = append(lines, fmt.Sprintf("- %s %s: %s", c.Name, clip(oneLine(c.Arguments), 100), path))
+				lines = append(lines, fmt.Sprintf("- %s %s: %s", c.Name, text.Clip(text.OneLine(c.Arguments, 0), 100), path))
 			}
 		}
 	}
@@ -297,7 +298,7 @@ func (r *run) mechanicalSummary(msgs []Message) string {
 		switch m.Role {
 		case RoleUser:
 			if m.Name == "" {
-				requests = append(requests, clip(oneLine(m.Content), 500))
+				requests = append(requests, text.Clip(text.OneLine(m.Content, 0), 500))
 			}
 		case RoleAssistant:
 			if m.Content != "" {
@@ -324,7 +325,7 @@ func (r *run) mechanicalSummary(msgs []Message) string {
 	for _, f := range names {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
-	fmt.Fprintf(&b, "## State of the work\n%s\n## Next steps\nRe-read what you need, then continue from the latest turns.\n", clip(strings.TrimSpace(last), 2000))
+	fmt.Fprintf(&b, "## State of the work\n%s\n## Next steps\nRe-read what you need, then continue from the latest turns.\n", text.Clip(strings.TrimSpace(last), 2000))
 	return b.String()
 }
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -254,7 +254,7 @@ func (r *run) stubText(c ToolCall, m Message) string {
 		name = c.Name
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "[Pruned to save context: %s %s returned %d bytes", name, clip(oneLine(c.Arguments), 160), len(m.Content))
+	fmt.Fprintf(&b, "[Pruned to save context: %s %s returned %d bytes", name, text.Clip(text.OneLine(c.Arguments, 0), 160), len(m.Content))
 	if m.IsError {
 		b.WriteString(" (an error)")
 	}
@@ -265,22 +265,8 @@ func (r *run) stubText(c ToolCall, m Message) string {
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(m.Content), "\n")
 	if first != "" {
-		fmt.Fprintf(&b, " It began: %s", clip(first, 120))
+		fmt.Fprintf(&b, " It began: %s", text.Clip(first, 120))
 	}
 	b.WriteString("]")
 	return b.String()
-}
-
-// oneLine folds whitespace runs so a stub stays on one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clipRunes cuts s to n bytes at a rune boundary.
-func clipRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

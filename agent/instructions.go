@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // InstructionsFile is the name of project instruction files.
@@ -41,11 +43,11 @@ func readInstructions(root, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	text := string(data)
+	s := string(data)
 	if len(data) > maxInstructionBytes {
-		text = clipRunes(text, maxInstructionBytes) + "\n[… cut: AGENTS.md is over 32 KiB]"
+		s = text.Cut(s, maxInstructionBytes) + "\n[… cut: AGENTS.md is over 32 KiB]"
 	}
-	return strings.TrimSpace(text), nil
+	return strings.TrimSpace(s), nil
 }
 
 // BuildSystemPrompt is the system prompt with the project's instructions

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/provider"
 )
 
@@ -225,14 +226,14 @@ func (s *sliceStream) Close() error { return nil }
 func (r *ReplayReport) Format() string {
 	var b strings.Builder
 	for _, d := range r.Diffs {
-		fmt.Fprintf(&b, "run %d, call %d: %s %s\n", d.Run, d.Call, d.Tool, clip(oneLine(d.Arguments), 120))
+		fmt.Fprintf(&b, "run %d, call %d: %s %s\n", d.Run, d.Call, d.Tool, text.Clip(text.OneLine(d.Arguments, 0), 120))
 		switch d.Missing {
 		case "got":
-			fmt.Fprintf(&b, "  not run in the replay; recorded: %s\n", clip(oneLine(d.Recorded), 200))
+			fmt.Fprintf(&b, "  not run in the replay; recorded: %s\n", text.Clip(text.OneLine(d.Recorded, 0), 200))
 		case "recorded":
-			fmt.Fprintf(&b, "  no recorded result; got: %s\n", clip(oneLine(d.Got), 200))
+			fmt.Fprintf(&b, "  no recorded result; got: %s\n", text.Clip(text.OneLine(d.Got, 0), 200))
 		default:
-			fmt.Fprintf(&b, "  recorded%s: %s\n  got%s:      %s\n", errMark(d.RecordedError), clip(oneLine(d.Recorded), 200), errMark(d.GotError), clip(oneLine(d.Got), 200))
+			fmt.Fprintf(&b, "  recorded%s: %s\n  got%s:      %s\n", errMark(d.RecordedError), text.Clip(text.OneLine(d.Recorded, 0), 200), errMark(d.GotError), text.Clip(text.OneLine(d.Got, 0), 200))
 		}
 	}
 	for i, e := range r.Endings {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // Record makes the session write every later change to t. Call it right
@@ -266,7 +268,7 @@ func scanSession(path string, info *SessionInfo) {
 		case r.Type == recMessage && r.Message != nil:
 			info.Messages++
 			if info.FirstPrompt == "" && r.Message.Role == RoleUser && r.Message.Name == "" {
-				info.FirstPrompt = clip(oneLine(r.Message.Content), 200)
+				info.FirstPrompt = text.Clip(text.OneLine(r.Message.Content, 0), 200)
 			}
 		case r.Type == recUsage && r.Usage != nil:
 			info.Usage = info.Usage.Add(*r.Usage)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -133,7 +134,7 @@ func SkillsPrompt(skills []Skill) string {
 	var b strings.Builder
 	b.WriteString("\nSkills: instructions for particular tasks. When a task matches one, load it with read_skill before you start.\n")
 	for _, s := range skills {
-		fmt.Fprintf(&b, "- %s: %s\n", s.Name, oneLine(s.Description))
+		fmt.Fprintf(&b, "- %s: %s\n", s.Name, text.OneLine(s.Description, 0))
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -220,7 +221,7 @@ func describe(v verdict) string {
 	var parts []string
 	for _, p := range v.d.Parts {
 		if p.Verdict == v.d.Verdict && p.Verdict > permission.Allow {
-			parts = append(parts, fmt.Sprintf("`%s`: %s", clipText(p.Text, 200), p.Reason))
+			parts = append(parts, fmt.Sprintf("`%s`: %s", text.Clip(p.Text, 200), p.Reason))
 		}
 	}
 	if v.note != "" {
@@ -248,15 +249,4 @@ func reasonText(v verdict) string {
 		lines = append([]string{v.note}, lines...)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
 }

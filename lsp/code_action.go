@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -60,7 +61,7 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 	out := []codeAction{}
 	for _, d := range p.Context.Diagnostics {
 		d := d
-		title := "Fix with agent: " + oneLine(d.Message, 80)
+		title := "Fix with agent: " + text.OneLine(d.Message, 80)
 		out = append(out, codeAction{Title: title, Kind: protocol.CodeActionKindQuickFix, Diagnostics: []Diagnostic{d},
 			Command: &protocol.Command{Title: title, Command: cmdFix, Arguments: lspArgs(actionArgs{URI: p.TextDocument.URI, Range: d.Range, Diagnostic: &d})}})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -82,7 +83,7 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	prompt := s.withContext(runCtx, se, p)
 	title := lim.title
 	if title == "" {
-		title = oneLine(p.Prompt, 60)
+		title = text.OneLine(p.Prompt, 60)
 	}
 	prog := s.beginProgress(runCtx, title, cancel)
 	obs := func(ev agent.Event) {
@@ -249,13 +250,4 @@ func (s *Server) sendEvent(id string, ev agent.Event) {
 	msg = append(msg, ',')
 	msg = append(msg, b[1:]...)
 	s.c.notify(MethodEvent, json.RawMessage(msg))
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // Limits on the raw arguments of one call. They bound memory and time
@@ -58,7 +60,7 @@ func decodeArgs(raw string, maxBytes int) (obj map[string]any, notes []string, e
 	}
 	if len(raw) > maxBytes {
 		return nil, nil, argErrorf("arguments are %s, over the %s limit; send smaller arguments (write large files in parts, e.g. create the file and then append with str_replace)",
-			byteSize(int64(len(raw))), byteSize(int64(maxBytes)))
+			text.Size(int64(len(raw))), text.Size(int64(maxBytes)))
 	}
 	v, err := parseJSON([]byte(raw), "")
 	if err != nil {
@@ -256,7 +258,7 @@ func describe(v any) string {
 	case string:
 		return quote(v)
 	case json.Number:
-		return clip(string(v), 40)
+		return text.Clip(string(v), 40)
 	case bool:
 		return strconv.FormatBool(v)
 	case []any:
@@ -287,34 +289,4 @@ func isIntegerLiteral(s string) bool {
 
 // quote quotes s for error text, clipped so that a huge or hostile value
 // cannot flood the model's context.
-func quote(s string) string { return strconv.Quote(clip(s, 64)) }
-
-// clip shortens s to at most n bytes at a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-// byteSize formats n for humans: 512 B, 1 KiB, 10.0 MiB.
-func byteSize(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		if n%(1<<10) == 0 {
-			return fmt.Sprintf("%d KiB", n>>10)
-		}
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		if n%(1<<20) == 0 {
-			return fmt.Sprintf("%d MiB", n>>20)
-		}
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-}
+func quote(s string) string { return strconv.Quote(text.Clip(s, 64)) }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 func TestDecodeArgs(t *testing.T) {
@@ -65,7 +67,7 @@ func TestDecodeArgs(t *testing.T) {
 		{in: `{"a":[` + strings.Repeat("0,", maxArgValues-10) + `0]}`, want: `{"a":[` + strings.Repeat("0,", maxArgValues-10) + `0]}`},
 	}
 	for _, tc := range cases {
-		t.Run(clip(tc.in, 40), func(t *testing.T) {
+		t.Run(text.Clip(tc.in, 40), func(t *testing.T) {
 			t.Parallel()
 			obj, notes, err := decodeArgs(tc.in, 0)
 			if tc.errSub != "" {
@@ -249,21 +251,23 @@ func FuzzDispatch(f *testing.F) {
 	})
 }
 
-func TestCapOutput(t *testing.T) {
+// The dispatcher's cap is Truncate by bytes alone: valid UTF-8, head and
+// tail kept, the size cut named.
+func TestDispatcherCap(t *testing.T) {
 	t.Parallel()
-	if got := capOutput("short", 10); got != "short" {
+	if got := Truncate("short", 0, 10); got != "short" {
 		t.Errorf("got %q", got)
 	}
 	s := strings.Repeat("é", 1000) // 2000 bytes
-	got := capOutput(s, 101)
-	if !utf8.ValidString(got) || !strings.Contains(got, "truncated (") || len(got) > 101+100 {
+	got := Truncate(s, 0, 101)
+	if !utf8.ValidString(got) || !strings.Contains(got, " cut ...]") || len(got) > 101+100 {
 		t.Errorf("got %q", got)
 	}
 	if !strings.HasPrefix(got, "éé") || !strings.HasSuffix(got, "éé") {
 		t.Errorf("head or tail lost: %q", got)
 	}
 	big := strings.Repeat("x", 50<<20)
-	if got := capOutput(big, DefaultMaxOutput); !strings.Contains(got, "[… 49.9 MiB truncated (52363264 bytes)") {
+	if got := Truncate(big, 0, DefaultMaxOutput); !strings.Contains(got, "[... 1 line / 49.9 MiB cut ...]") {
 		t.Errorf("marker: %q", got[DefaultMaxOutput/2-10:DefaultMaxOutput/2+100])
 	}
 }
@@ -277,7 +281,7 @@ func TestClosest(t *testing.T) {
 		strings.Repeat("x", 1000): "",
 	} {
 		if got := closest(in, names); got != want {
-			t.Errorf("closest(%q) = %q, want %q", clip(in, 20), got, want)
+			t.Errorf("closest(%q) = %q, want %q", text.Clip(in, 20), got, want)
 		}
 	}
 }

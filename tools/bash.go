@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
+
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -170,15 +172,15 @@ func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
 		out = bytes.ReplaceAll(bytes.ToValidUTF8(out, []byte("\uFFFD")), []byte{0}, []byte("\uFFFD"))
 		notes = append(notes, "binary output: invalid UTF-8 and NUL bytes were replaced with U+FFFD")
 	}
-	text := string(out)
-	shown := Truncate(text, BashMaxLines, opts.MaxOutput)
-	if shown == text && res.Omitted == 0 {
-		return text, notes
+	full := string(out)
+	shown := Truncate(full, BashMaxLines, opts.MaxOutput)
+	if shown == full && res.Omitted == 0 {
+		return full, notes
 	}
 	total := int64(len(res.Output)) + res.Omitted
-	note := fmt.Sprintf("output cut: %s in all, the head and tail are shown", formatSize(int(min(total, 1<<40))))
+	note := fmt.Sprintf("output cut: %s in all, the head and tail are shown", text.Size(int64(min(total, 1<<40))))
 	if res.Omitted > 0 {
-		note += fmt.Sprintf("; %s in the middle were not kept at all", formatSize(int(res.Omitted)))
+		note += fmt.Sprintf("; %s in the middle were not kept at all", text.Size(int64(res.Omitted)))
 	}
 	if opts.Spill != nil {
 		if path, err := opts.Spill.Save("bash", res.Output); err == nil {

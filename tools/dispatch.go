@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // Defaults for a Dispatcher; each has an option.
@@ -184,7 +185,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, call Call) (res Result) {
 	defer func() {
 		if v := recover(); v != nil {
 			d.log.Error("Dispatcher panicked", "call", call.ID, "panic", v, "stack", string(debug.Stack()))
-			res = d.fail(call, "the dispatcher crashed on this call (%s); this is a bug in agent-lsp, not your fault; try another way", clip(fmt.Sprint(v), 200))
+			res = d.fail(call, "the dispatcher crashed on this call (%s); this is a bug in agent-lsp, not your fault; try another way", text.Clip(fmt.Sprint(v), 200))
 		}
 		res = d.finish(res)
 	}()
@@ -328,24 +329,6 @@ func (d *Dispatcher) finish(r Result) Result {
 		r.Text = strings.ToValidUTF8(r.Text, "\uFFFD")
 		r = withNotes(r, []string{"binary output; invalid UTF-8 bytes were replaced with U+FFFD"})
 	}
-	r.Text = capOutput(r.Text, d.maxOutput)
+	r.Text = Truncate(r.Text, 0, d.maxOutput)
 	return r
-}
-
-// capOutput keeps the head and the tail of s within about limit bytes,
-// cut at rune boundaries, with a marker saying how much was cut.
-func capOutput(s string, limit int) string {
-	if limit <= 0 || len(s) <= limit {
-		return s
-	}
-	head := limit / 2
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	tail := len(s) - (limit - head)
-	for tail < len(s) && !utf8.RuneStart(s[tail]) {
-		tail++
-	}
-	cut := int64(tail - head)
-	return s[:head] + "\n[… " + byteSize(cut) + " truncated (" + strconv.FormatInt(cut, 10) + " bytes); narrow the call to see it …]\n" + s[tail:]
 }

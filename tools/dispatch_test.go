@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // Params types of the test tools. They mirror the real tools' shapes.
@@ -203,7 +205,7 @@ func checkInvariants(t *testing.T, r Result, maxOut int) {
 		t.Errorf("error result with empty text")
 	}
 	if !utf8.ValidString(r.Text) {
-		t.Errorf("result text is not valid UTF-8: %q", clip(r.Text, 200))
+		t.Errorf("result text is not valid UTF-8: %q", text.Clip(r.Text, 200))
 	}
 	if _, err := json.Marshal(map[string]any{"content": r.Text, "is_error": r.IsError}); err != nil {
 		t.Errorf("result does not encode: %v", err)
@@ -212,10 +214,10 @@ func checkInvariants(t *testing.T, r Result, maxOut int) {
 		t.Errorf("result text is %d bytes, over the cap %d", len(r.Text), maxOut)
 	}
 	if r.IsError && !strings.HasPrefix(r.Text, "Error") {
-		t.Errorf("error result does not start with Error: %q", clip(r.Text, 200))
+		t.Errorf("error result does not start with Error: %q", text.Clip(r.Text, 200))
 	}
 	if strings.Contains(r.Text, "goroutine ") || strings.Contains(r.Text, ".go:") {
-		t.Errorf("result leaks a stack trace: %q", clip(r.Text, 300))
+		t.Errorf("result leaks a stack trace: %q", text.Clip(r.Text, 300))
 	}
 }
 
@@ -323,7 +325,7 @@ func TestDispatchModelCases(t *testing.T) {
 		{name: "M15 huge arguments", tool: "write_file", args: `{"path":"a","content":"` + strings.Repeat("x", 1<<20) + `"}`, wantErr: true,
 			want: []string{"over the 1 MiB limit"}},
 		{name: "M15 custom cap", tool: "read_file", args: `{"path":"a.go"}`, opts: []Option{WithMaxArgBytes(8)}, wantErr: true,
-			want: []string{"arguments are 15 B, over the 8 B limit"}},
+			want: []string{"arguments are 15 bytes, over the 8 bytes limit"}},
 		{name: "M16 deep arrays", tool: "read_file", args: `{"path":` + strings.Repeat("[", 100000), wantErr: true,
 			want: []string{"arguments nested too deeply (more than 64 levels)"}},
 		{name: "M16 deep objects", tool: "glob", args: strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65), wantErr: true,
@@ -367,7 +369,7 @@ func TestDispatchModelCases(t *testing.T) {
 			opts: []Option{WithToolTimeout("polite", 20*time.Millisecond)},
 			want: []string{"polite timed out after 20ms", "(partial output follows)\npartial line 1"}},
 		{name: "M47 huge output", tool: "big", args: `{}`, ran: true,
-			want: []string{"truncated (", "END"}},
+			want: []string{" cut ...]", "END"}},
 		{name: "M47 binary output", tool: "binary", args: `{}`, ran: true,
 			want: []string{"Note: binary output", "ELF\x7f\uFFFD\x00tail"}},
 		{name: "M48 cancelled before running", tool: "read_file", args: `{"path":"a"}`, ctx: cancelled, wantErr: true,
@@ -394,11 +396,11 @@ func TestDispatchModelCases(t *testing.T) {
 			r := d.Dispatch(ctx, Call{ID: "call_1", Name: tc.tool, Arguments: tc.args})
 			checkInvariants(t, r, DefaultMaxOutput)
 			if r.IsError != tc.wantErr {
-				t.Errorf("IsError = %v, want %v; text:\n%s", r.IsError, tc.wantErr, clip(r.Text, 500))
+				t.Errorf("IsError = %v, want %v; text:\n%s", r.IsError, tc.wantErr, text.Clip(r.Text, 500))
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(r.Text, w) {
-					t.Errorf("text lacks %q; text:\n%s", w, clip(r.Text, 800))
+					t.Errorf("text lacks %q; text:\n%s", w, text.Clip(r.Text, 800))
 				}
 			}
 			if n := sp.count(); (n == 1) != tc.ran || n > 1 {

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 type outcome struct {
@@ -64,7 +66,7 @@ func (d *Dispatcher) execute(ctx context.Context, t *Tool, call Call, params any
 		}
 	}
 	if o.panicked {
-		return d.fail(call, "%s crashed: %s; this is a bug in agent-lsp, not your fault; try another way", t.name, clip(fmt.Sprint(o.pval), 200))
+		return d.fail(call, "%s crashed: %s; this is a bug in agent-lsp, not your fault; try another way", t.name, text.Clip(fmt.Sprint(o.pval), 200))
 	}
 	if tctx.Err() != nil && (o.err != nil || o.res.IsError) {
 		return d.stopped(ctx, call, t, limit, o.res.Text)

@@ -10,6 +10,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 //go:embed read_file.md
@@ -145,7 +147,7 @@ func readLarge(ctx context.Context, o opener, rel string, size int64, offset, li
 	if isBinary(head, true) {
 		return Errorf("read_file: %s is a binary file, %d bytes; read_file shows text only", rel, size), nil
 	}
-	text := numberLines(br, offset, limit, fmt.Sprintf("of a %s file", formatSize(int(size))), -1)
+	text := numberLines(br, offset, limit, fmt.Sprintf("of a %s file", text.Size(int64(size))), -1)
 	if text == "" {
 		return Errorf("read_file: offset %d is past the end of %s", offset, rel), nil
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // readSpill shows lines of a file the session's Spill wrote, outside the
@@ -34,7 +36,7 @@ func readSpill(ctx context.Context, p string, offset, limit int) (Result, error)
 	}
 	if st.Size() > DefaultMaxFileSize {
 		br := bufio.NewReaderSize(f, 64<<10)
-		text := numberLines(br, offset, limit, fmt.Sprintf("of a %s file", formatSize(int(st.Size()))), -1)
+		text := numberLines(br, offset, limit, fmt.Sprintf("of a %s file", text.Size(int64(st.Size()))), -1)
 		if text == "" {
 			return Errorf("read_file: offset %d is past the end of %s", offset, p), nil
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // lineSpan is one line of a file: content [start, end), the next line at
@@ -166,7 +168,7 @@ func diagnose(content []byte, old string) string {
 				fileLine = string(noCR[l.start:l.end])
 			}
 			fmt.Fprintf(&b, " Its first %d line(s) match at line %d, but its line %d differs: the file's line %d is %q, old_str has %q.",
-				k, at, k+1, at+k, clip(fileLine, 200), clip(want[k], 200))
+				k, at, k+1, at+k, text.Clip(fileLine, 200), text.Clip(want[k], 200))
 		}
 	}
 	if cands := closestLines(content, want); cands != "" {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // Truncate shortens s to at most maxLines lines and about maxBytes bytes by
@@ -58,7 +60,11 @@ func Truncate(s string, maxLines, maxBytes int) string {
 	if cutLines == 0 {
 		cutLines = 1
 	}
-	marker := fmt.Sprintf("[... %d lines / %s cut ...]", cutLines, formatSize(len(cut)))
+	unit := "lines"
+	if cutLines == 1 {
+		unit = "line"
+	}
+	marker := fmt.Sprintf("[... %d %s / %s cut ...]", cutLines, unit, text.Size(int64(len(cut))))
 	var b strings.Builder
 	b.Grow(h + len(marker) + len(s) - t + 2)
 	b.WriteString(s[:h])
@@ -99,18 +105,6 @@ func runeStart(s string, i int) int {
 		i--
 	}
 	return i
-}
-
-// formatSize prints n bytes as bytes, KiB or MiB.
-func formatSize(n int) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d bytes", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%d KiB", (n+1<<9)>>10)
-	default:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
 }
 
 // cutLine shortens one line to at most max bytes at a rune boundary and

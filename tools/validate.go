@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -258,7 +259,7 @@ func bind(t *Tool, obj map[string]any, notes []string) (params any, outNotes []s
 				names = append(names, fmt.Sprintf("and %d more", len(c.ignored)-i))
 				break
 			}
-			names = append(names, clip(n, 64))
+			names = append(names, text.Clip(n, 64))
 		}
 		notes = append(notes, "ignored unknown field(s): "+strings.Join(names, ", "))
 	}
@@ -280,13 +281,13 @@ func bind(t *Tool, obj map[string]any, notes []string) (params any, outNotes []s
 		return nil, notes, argErrorf("%s arguments could not be re-decoded: %v", t.name, err)
 	}
 	if err := t.resolved.Validate(generic); err != nil {
-		return nil, notes, argErrorf("%s arguments do not match the schema (%s). Fix them and call %s again", t.name, clip(err.Error(), 300), t.name)
+		return nil, notes, argErrorf("%s arguments do not match the schema (%s). Fix them and call %s again", t.name, text.Clip(err.Error(), 300), t.name)
 	}
 	p := reflect.New(t.paramsType).Interface()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
-		return nil, notes, argErrorf("%s arguments do not fit the parameter types (%s). Fix them and call %s again", t.name, clip(err.Error(), 300), t.name)
+		return nil, notes, argErrorf("%s arguments do not fit the parameter types (%s). Fix them and call %s again", t.name, text.Clip(err.Error(), 300), t.name)
 	}
 	if v, ok := p.(Validator); ok {
 		if err := v.Validate(); err != nil {
