@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 )
 
 // binary is the agent-lsp executable built once for the end-to-end tests.
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := tmpcheck.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
