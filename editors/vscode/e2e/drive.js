@@ -6,7 +6,8 @@
 // prompt by clicking "Allow" in the notification, and finds the agent's edit
 // in the open editor next to the unsaved change (the file on disk is
 // untouched). It saves a screenshot of the chat view to e2e/work/vscode-chat.png
-// (SHOT=../../../docs/vscode-chat.png refreshes the README's; the suite never
+// (SHOT=$PWD/docs/vscode-chat.png from the repository root refreshes the one in
+// docs/editors/vscode.md; the suite never
 // rewrites a tracked file).
 //
 // Usage: node drive.js   (run.sh builds what it needs; env: AGENT_LSP_BIN,
