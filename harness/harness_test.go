@@ -3,14 +3,17 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -19,7 +22,7 @@ import (
 // TestMain lets the test binary act as the sandbox helper.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
-	os.Exit(m.Run())
+	os.Exit(tmpcheck.Run(m))
 }
 
 func TestDefaultStateDir(t *testing.T) {
@@ -93,15 +96,37 @@ func TestNewWiresBashGuardAndSandbox(t *testing.T) {
 	}
 }
 
+// TestNewRefusesUnavailableBackend: backend "bwrap" configured where
+// bubblewrap is missing makes New fail, with the reason. The sandbox probe
+// looks bwrap up on PATH once per process, so the test reruns itself with
+// a PATH that holds bash and nothing else: it runs whether or not
+// bubblewrap is installed.
 func TestNewRefusesUnavailableBackend(t *testing.T) {
 	t.Parallel()
-	st := sandbox.Probe()
-	if st.Bwrap {
-		t.Skip("bwrap works here")
+	if os.Getenv("HARNESS_TEST_NO_BWRAP") == "" {
+		bin := t.TempDir()
+		bash, err := exec.LookPath("bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(bash, filepath.Join(bin, "bash")); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestNewRefusesUnavailableBackend$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "HARNESS_TEST_NO_BWRAP=1", "PATH="+bin)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestNewRefusesUnavailableBackend") {
+			t.Fatalf("with PATH=%s: %v\n%s", bin, err, out)
+		}
+		return
+	}
+	if st := sandbox.Probe(); st.Bwrap {
+		t.Fatalf("the probe found bwrap with PATH=%s", os.Getenv("PATH"))
 	}
 	cfg := config.Config{Sandbox: config.Sandbox{Backend: "bwrap"}}
-	if _, err := New(Options{Root: t.TempDir(), Config: cfg, StateDir: t.TempDir()}); err == nil {
-		t.Error("an unavailable backend was accepted")
+	_, err := New(Options{Root: t.TempDir(), Config: cfg, StateDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
+	if !errors.Is(err, sandbox.ErrUnavailable) || !strings.Contains(err.Error(), "bwrap") || !strings.Contains(err.Error(), `backend = "auto"`) {
+		t.Errorf("an unavailable backend: err = %v", err)
 	}
 }
 

@@ -151,7 +151,7 @@ func TestPdeathsig(t *testing.T) {
 			newSandbox(t, b, Options{}) // skips when b is unavailable
 			marker := randName("agent-lsp-pdeath")
 			srv := exec.Command("/proc/self/exe", "-test.run=^$")
-			srv.Env = append(os.Environ(), "SANDBOX_TEST_ROLE=server", "SANDBOX_TEST_WS="+t.TempDir(),
+			srv.Env = append(os.Environ(), "SANDBOX_TEST_ROLE=server", "SANDBOX_TEST_WS="+t.TempDir(), "SANDBOX_TEST_STATE="+t.TempDir(),
 				"SANDBOX_TEST_BACKEND="+string(b), "SANDBOX_TEST_MARKER="+marker)
 			stdout, _ := srv.StdoutPipe()
 			if err := srv.Start(); err != nil {

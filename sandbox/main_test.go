@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 )
 
 // TestMain plays the roles the agent-lsp binary plays: the sandbox helper
@@ -17,14 +19,17 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SANDBOX_TEST_ROLE") == "server" {
 		os.Exit(fakeServer())
 	}
-	os.Exit(m.Run())
+	os.Exit(tmpcheck.Run(m))
 }
 
 // fakeServer starts sleeping commands in the sandbox, prints the leader's pid and
 // waits to be killed.
 func fakeServer() int {
+	// Its state directory is the test's: this process is killed, so a
+	// directory of its own would never be removed.
 	s, err := New(Options{
 		Workspace: os.Getenv("SANDBOX_TEST_WS"),
+		StateDir:  os.Getenv("SANDBOX_TEST_STATE"),
 		Backend:   Backend(os.Getenv("SANDBOX_TEST_BACKEND")),
 	})
 	if err != nil {

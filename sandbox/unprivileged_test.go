@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 )
 
 // TestUnprivileged reruns the confinement tests as uid 65534, where the
@@ -44,17 +46,22 @@ func TestUnprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := filepath.Join(dir, "home")
-	os.Mkdir(home, 0o755)
-	os.Chown(home, 65534, 65534)
+	home, tmp := filepath.Join(dir, "home"), filepath.Join(dir, "tmp")
+	for _, d := range []string{home, tmp} {
+		os.Mkdir(d, 0o755)
+		os.Chown(d, 65534, 65534)
+	}
 	cmd := exec.Command(bin, "-test.short", "-test.count=1", "-test.v",
 		"-test.run=^(TestProbeReport|TestWritesOutsideWorkspaceFail|TestPlantedSymlinkDoesNotEscape|TestOtherProcessesUnreachable|TestNoPrivileges|TestWorkspaceUsable|TestNetworkBlocked|TestLoopbackOption|TestTimeoutKillsProcessGroup|TestPdeathsig|TestCommandEnvironment|TestProtectedPathsInWorkspace|TestHelperFailsClosed)$")
 	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp"}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("suite as uid 65534: %v\n%s", err, out)
+	}
+	if left := tmpcheck.Left(tmp); len(left) > 0 {
+		t.Errorf("the tests as uid 65534 left temporary folders: %v", left)
 	}
 	// The probe must have found the full Landlock design through a user
 	// namespace, not fallen back.

@@ -34,26 +34,28 @@ func (a *askFlag) Set(s string) error {
 	return fmt.Errorf("want deny or allow, not %q", s)
 }
 
+// denyHint ends the result of a call refused for want of an approver.
+const denyHint = "this run refuses calls that need approval (--ask=deny, the default without a terminal); rerun with --ask=allow, or add an allow rule to [permissions.TOOL] in your configuration (`agent-lsp policy -- COMMAND` shows which rule decides)"
+
 // approverFor returns the Approver `run` uses and the hint a refusal shows.
 // With --ask=allow every ask is allowed once; with --ask=deny, or without a
 // terminal, none is (nil); otherwise the user is asked on the terminal.
 func approverFor(ask askFlag, stdin io.Reader, stderr io.Writer) (harness.Approver, string) {
-	const hint = "this run refuses calls that need approval (--ask=deny, the default without a terminal); rerun with --ask=allow, or add an allow rule to [permissions.TOOL] in your configuration (`agent-lsp policy -- COMMAND` shows which rule decides)"
 	switch ask {
 	case askAllow:
 		return allowAll{}, ""
 	case askDeny:
-		return nil, hint
+		return nil, denyHint
 	}
 	f, ok := stdin.(*os.File)
 	if !ok || !isTerminal(f) {
-		return nil, hint
+		return nil, denyHint
 	}
 	in := io.Reader(f)
 	if tty, err := os.Open("/dev/tty"); err == nil {
 		in = tty // stays open for the life of the process
 	}
-	return newTermApprover(in, stderr), hint
+	return newTermApprover(in, stderr), denyHint
 }
 
 // allowAll answers every request with "allow once".
@@ -89,6 +91,11 @@ func (t *termApprover) Approve(ctx context.Context, req harness.ApprovalRequest)
 			close(t.lines)
 		}()
 	})
+	// The prompt comes in the middle of a tool call: keep the call's
+	// status line off the screen while it asks.
+	if h, ok := t.out.(interface{ Hold() func() }); ok {
+		defer h.Hold()()
+	}
 	fmt.Fprintf(t.out, "\nagent-lsp: the agent wants to run %s:\n", req.Tool)
 	for _, l := range strings.Split(strings.TrimRight(req.Subject, "\n"), "\n") {
 		fmt.Fprintf(t.out, "    %s\n", printable(l))

@@ -22,6 +22,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("doctor", stderr)
 	var common commonFlags
 	common.register(fs)
+	describe(fs, "doctor", stderr)
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}

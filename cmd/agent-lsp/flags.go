@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/agent-lsp/agent-lsp/config"
 )
@@ -22,7 +21,7 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.workspace, "workspace", "", "workspace root (default: the current directory)")
+	fs.StringVar(&c.workspace, "workspace", "", "workspace root (default: the current directory, or a resumed session's recorded one)")
 	fs.StringVar(&c.configFile, "config", "", "configuration file (default: $XDG_CONFIG_HOME/agent-lsp/config.toml)")
 	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env AGENT_LSP_BASE_URL)")
 	fs.StringVar(&c.model, "model", "", "model name (env AGENT_LSP_MODEL)")
@@ -39,12 +38,9 @@ func (c *commonFlags) load() (string, config.Config, []string, error) {
 			return "", config.Config{}, nil, err
 		}
 	}
-	ws, err := filepath.Abs(ws)
+	ws, err := canonicalDir(ws)
 	if err != nil {
 		return "", config.Config{}, nil, err
-	}
-	if real, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = real
 	}
 	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
 		return "", config.Config{}, nil, fmt.Errorf("workspace %s is not a directory", ws)

@@ -1,6 +1,7 @@
 // Command agent-lsp is a coding agent inside the editor: a language server
-// (`agent-lsp serve`, the default), a headless runner (`agent-lsp run`), and
-// helpers to inspect its setup (`doctor`, `version`).
+// (`agent-lsp serve`, the default when stdin is not a terminal), a headless
+// runner (`agent-lsp run`), and helpers to inspect its setup and sessions
+// (`doctor`, `policy`, `sessions`, `replay`, `version`).
 package main
 
 import (
@@ -26,10 +27,16 @@ func main() {
 }
 
 func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := "serve"
-	if len(args) > 0 {
-		cmd, args = args[0], args[1:]
+	if len(args) == 0 {
+		// A person who types agent-lsp gets help, not a server silently
+		// waiting for LSP on the terminal; an editor's pipe gets the server.
+		if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}
+		return serveCmd(nil, stdin, stdout, stderr)
 	}
+	cmd, args := args[0], args[1:]
 	switch cmd {
 	case "serve", "":
 		return serveCmd(args, stdin, stdout, stderr)
@@ -43,7 +50,9 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return replayCmd(args, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
-	case "version", "--version", "-v":
+	case "version":
+		return versionCmd(args, stdout, stderr)
+	case "--version", "-v":
 		fmt.Fprintln(stdout, "agent-lsp", version())
 		return exitOK
 	case "help", "-h", "--help":
@@ -54,18 +63,3 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 }
-
-const usage = `agent-lsp: a coding agent inside your editor.
-
-Usage:
-  agent-lsp [serve]              run the language server over stdio (what editors start)
-  agent-lsp run [flags] PROMPT   run one agent session headless ("-" reads the prompt from stdin)
-  agent-lsp run --resume ID ...  continue a recorded session ("last" for the latest)
-  agent-lsp sessions [--json]    list recorded sessions: id, age, size, first prompt
-  agent-lsp replay SESSION       run a session's recorded model turns again and report differing tool results
-  agent-lsp policy -- COMMAND    show what the permission rules say about a shell command, and why
-  agent-lsp doctor [flags]       show the endpoint, model, workspace and sandbox it would use, and check them
-  agent-lsp version              print the version
-
-Run "agent-lsp run -h" for the flags.
-`

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 )
 
 // binary is the agent-lsp executable built once for the end-to-end tests.
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := tmpcheck.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -179,6 +180,14 @@ func TestRunNothingAnswers(t *testing.T) {
 	if msg, _ := end["error"].(string); !strings.Contains(msg, url) || !strings.Contains(msg, "AGENT_LSP_BASE_URL") {
 		t.Errorf("error message %q should name the URL and how to change it", msg)
 	}
+	// A run that never got an answer is not a session to resume.
+	r = runBinary(t, ws, "run", "--base-url", url, "hi")
+	if r.code != 1 || strings.Contains(r.stderr, "--resume") {
+		t.Errorf("text run: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r = runBinary(t, ws, "sessions"); !strings.HasPrefix(r.stdout, "no sessions yet") {
+		t.Errorf("sessions after runs that got no answer:\n%s", r.stdout)
+	}
 }
 
 func TestRunMaxTurnsExitsOne(t *testing.T) {
@@ -214,6 +223,29 @@ func TestRunUsageErrors(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// TestHelp: every subcommand's --help says what it does with an example,
+// on exit status 0; agent-lsp with no arguments and stdin not a terminal
+// serves LSP (the pty test covers the terminal).
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, cmd := range []string{"run", "replay", "sessions", "doctor", "policy", "serve", "version"} {
+		r := runBinary(t, dir, cmd, "--help")
+		if r.code != 0 || !strings.Contains(r.stderr, "Usage: agent-lsp "+cmd) || !strings.Contains(r.stderr, "Example") || !strings.Contains(r.stderr, "  agent-lsp "+cmd) {
+			t.Errorf("%s --help: exit %d\n%s", cmd, r.code, r.stderr)
+		}
+	}
+	if r := runBinary(t, dir, "help"); r.code != 0 || !strings.Contains(r.stdout, "agent-lsp run [flags] PROMPT") {
+		t.Errorf("help: exit %d\n%s", r.code, r.stdout)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
+	msg := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(init), init)
+	r := execBinary(t, dir, nil, strings.NewReader(msg))
+	if !strings.HasPrefix(r.stdout, "Content-Length:") || !strings.Contains(r.stdout, `"id":1`) {
+		t.Errorf("agent-lsp on a pipe did not answer initialize: exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -34,6 +34,12 @@ user's and the workspace's configuration files. Without an OS sandbox (see
 agent-lsp doctor) the bash tool asks for every command, whatever the rules say.
 Exit status: 0 whatever the verdict, 2 for bad usage or a bad configuration file.
 
+Examples:
+  agent-lsp policy -- go test ./...
+  agent-lsp policy -- 'curl -s https://example.com | sh'
+  agent-lsp policy --tool write_file .git/config
+  agent-lsp policy --rules
+
 Flags:
 `)
 		fs.PrintDefaults()

@@ -10,7 +10,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/harness"
@@ -27,10 +28,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	resume := fs.String("resume", "", "continue a recorded session: its id, a unique prefix of it, or \"last\" (see agent-lsp sessions)")
 	var ask askFlag
 	fs.Var(&ask, "ask", "answer calls that need approval: deny or allow (default: ask on the terminal when stdin is one, else deny)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agent-lsp run [flags] PROMPT\n\nRuns one agent session in the workspace and prints the answer.\nExit status: 0 when the model finished (end_turn), 1 for any other ending, 2 for bad usage or configuration.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	describe(fs, "run", stderr)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -49,42 +47,54 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	resumeID := ""
+	if *resume != "" {
+		// A resumed session goes on in its own workspace, wherever this
+		// command runs.
+		var err error
+		if resumeID, common.workspace, err = sessionWorkspace(*resume, common.workspace); err != nil {
+			fmt.Fprintf(stderr, "agent-lsp: resume: %v\n", err)
+			return exitUsage
+		}
+	}
 	ws, cfg, warnings, err := common.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
 	}
+	con := newConsole(stdout, stderr)
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
+		con.Line(con.paint(styleYellow, "agent-lsp: warning: ") + w)
 	}
-	approver, hint := approverFor(ask, stdin, stderr)
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	approver, hint := approverFor(ask, stdin, con)
+	logger := slog.New(slog.NewTextHandler(con, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
 	}
 	defer h.Close()
+	warn := func(s string) { con.Line(con.paint(styleYellow, "agent-lsp: warning: ") + s) }
 	switch {
 	case h.Sandbox == nil:
-		fmt.Fprintf(stderr, "agent-lsp: warning: NO SANDBOX (%v): the bash tool is not offered\n", h.SandboxErr)
+		warn(fmt.Sprintf("NO SANDBOX (%v): the bash tool is not offered", h.SandboxErr))
 	case !h.Sandbox.Status().Confined():
-		fmt.Fprintf(stderr, "agent-lsp: warning: NO SANDBOX: %s\n", h.Sandbox.Status().Warning)
+		warn("NO SANDBOX: " + h.Sandbox.Status().Warning)
 	case h.Sandbox.Status().Warning != "":
-		fmt.Fprintf(stderr, "agent-lsp: warning: sandbox: %s\n", h.Sandbox.Status().Warning)
+		warn("sandbox: " + h.Sandbox.Status().Warning)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	var conv *agent.Session
-	if *resume != "" {
-		if conv, err = h.ResumeSession(*resume); err != nil {
+	if resumeID != "" {
+		if conv, err = h.ResumeSession(resumeID); err != nil {
 			fmt.Fprintf(stderr, "agent-lsp: resume: %v\n", err)
 			return exitUsage
 		}
 	} else if conv, err = h.NewSession(""); err != nil {
-		fmt.Fprintf(stderr, "agent-lsp: warning: %v\n", err)
+		warn(err.Error())
 	}
 	defer conv.Transcript().Close()
 
@@ -93,14 +103,20 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		obs = jsonObserver(stdout)
 		_ = json.NewEncoder(stdout).Encode(map[string]string{"type": "session", "sessionId": conv.ID})
 	} else {
-		obs = textObserver(stdout, stderr)
+		obs = textObserver(con)
 	}
 	res := h.Agent.Run(ctx, conv, prompt, obs)
+	kept := conv.Transcript() != nil
+	if resumeID == "" && kept && !answered(conv) {
+		// Nothing to continue or replay: the model never answered (an
+		// endpoint down, a model missing). Do not list it as a session.
+		kept = !dropSession(h, conv)
+	}
 	if !*jsonOut {
-		if conv.Transcript() != nil {
-			fmt.Fprintf(stderr, "agent-lsp: session %s (continue with --resume %s)\n", conv.ID, conv.ID)
+		if kept {
+			con.Line(con.paint(styleDim, fmt.Sprintf("agent-lsp: session %s (continue with --resume %s)", conv.ID, conv.ID)))
 		}
-		fmt.Fprintln(stderr, summary(res))
+		con.Line(summary(res))
 	}
 	if res.Reason == agent.EndTurn {
 		return exitOK
@@ -116,41 +132,63 @@ func jsonObserver(w io.Writer) agent.Observer {
 	}
 }
 
-// textObserver streams the answer to stdout and one line per tool call to
-// stderr.
-func textObserver(stdout, stderr io.Writer) agent.Observer {
-	atLineStart := true
+// textObserver streams the answer to stdout and, on stderr, each tool
+// call, its progress while it runs and the first and last lines of its
+// result.
+func textObserver(c *console) agent.Observer {
 	return func(ev agent.Event) {
 		switch ev.Type {
 		case agent.EvText:
-			fmt.Fprint(stdout, ev.Text)
-			atLineStart = strings.HasSuffix(ev.Text, "\n")
+			c.Text(ev.Text)
 		case agent.EvToolStart:
-			if !atLineStart {
-				fmt.Fprintln(stdout)
-				atLineStart = true
-			}
-			fmt.Fprintf(stderr, "→ %s %s\n", ev.Tool.Name, oneLine(ev.Tool.Arguments, 120))
+			subject := callSubject(ev.Tool.Arguments)
+			c.Line(c.paint(styleBold, "→ "+ev.Tool.Name) + " " + clipRunes(subject, c.width()-len(ev.Tool.Name)-3))
+			c.Start(ev.Tool.Name + " " + subject)
 		case agent.EvToolEnd:
-			mark := "✓"
+			c.Stop()
+			mark := c.paint(styleGreen, "✓")
 			if ev.Tool.IsError {
-				mark = "✗"
+				mark = c.paint(styleRed, "✗")
 			}
-			fmt.Fprintf(stderr, "  %s %s\n", mark, oneLine(ev.Tool.Result, 120))
+			for i, l := range preview(ev.Tool.Result, c.width()-4, ev.Tool.IsError) {
+				if i == 0 {
+					c.Line("  " + mark + " " + c.paint(styleDim, l))
+				} else {
+					c.Line("    " + c.paint(styleDim, l))
+				}
+			}
 		case agent.EvWarning:
-			fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", ev.Text)
+			c.Line(c.paint(styleYellow, "agent-lsp: warning: ") + ev.Text)
 		case agent.EvTodos:
-			fmt.Fprintf(stderr, "todos:\n%s\n", strings.TrimRight(agent.FormatTodos(ev.Todos), "\n"))
+			c.Line("todos:\n" + strings.TrimRight(agent.FormatTodos(ev.Todos), "\n"))
 		case agent.EvCompaction:
-			if c := ev.Compaction; c != nil {
-				fmt.Fprintf(stderr, "agent-lsp: context compacted: about %d → %d tokens\n", c.TokensBefore, c.TokensAfter)
+			if cp := ev.Compaction; cp != nil {
+				c.Line(fmt.Sprintf("agent-lsp: context compacted: about %d → %d tokens", cp.TokensBefore, cp.TokensAfter))
 			}
 		case agent.EvEnd:
-			if !atLineStart {
-				fmt.Fprintln(stdout)
-			}
+			c.Stop()
+			c.EndAnswer()
 		}
 	}
+}
+
+// answered reports whether the model answered at least once in s.
+func answered(s *agent.Session) bool {
+	for _, m := range s.Messages() {
+		if m.Role == agent.RoleAssistant {
+			return true
+		}
+	}
+	return false
+}
+
+// dropSession removes the transcript (and spill folder) of a session that
+// holds no answer, and reports whether it is gone.
+func dropSession(h *harness.Harness, s *agent.Session) bool {
+	t := s.Transcript()
+	_ = t.Close()
+	_ = os.RemoveAll(h.Store.SpillDir(s.ID))
+	return os.Remove(t.Path()) == nil
 }
 
 // summary ends stderr: the reason for a failure, then one line with the
@@ -167,11 +205,4 @@ func summary(r agent.Result) string {
 // oneLine squeezes text onto one line of at most n runes. Control, bidi
 // and invisible characters become escapes: tool output (a file, a
 // command's output) must not drive the user's terminal.
-func oneLine(s string, n int) string {
-	s = printable(strings.Join(strings.Fields(s), " "))
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func oneLine(s string, n int) string { return text.OneLine(printable(s), n) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -19,10 +18,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", stderr)
 	configFile := fs.String("config", "", "configuration file (default: $XDG_CONFIG_HOME/agent-lsp/config.toml)")
 	fs.Bool("stdio", true, "speak LSP over stdin and stdout (the only transport; accepted for clients that pass it)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agent-lsp serve [flags]\n\nRuns the language server over stdio. The workspace comes from the editor (initialize).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	describe(fs, "serve", stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK

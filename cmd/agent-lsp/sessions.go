@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sessions", stderr)
 	jsonOut := fs.Bool("json", false, "print one JSON object per session")
+	describe(fs, "sessions", stderr)
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -39,24 +41,23 @@ func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "no sessions yet in %s\n", st.Dir)
 		return exitOK
 	}
+	home, _ := os.UserHomeDir()
 	for _, s := range list {
-		fmt.Fprintf(stdout, "%s  %-8s %7s  %3d msgs  %s\n", s.ID, age(time.Since(s.Updated)), size(s.Size), s.Messages, oneLine(s.FirstPrompt, 60))
+		fmt.Fprintf(stdout, "%s  %-8s %9s  %3d msgs  %s  %s\n", s.ID, age(time.Since(s.Updated)), size(s.Size), s.Messages,
+			shortPath(s.Workspace, home), oneLine(s.FirstPrompt, 60))
 	}
 	return exitOK
 }
 
-// replayCmd runs a recorded session's model turns again against the
-// current workspace and reports the tool results that differ.
+// replayCmd runs a recorded session's model turns again against its
+// workspace and reports the tool results that differ.
 func replayCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", stderr)
 	var common commonFlags
 	common.register(fs)
 	var ask askFlag
 	fs.Var(&ask, "ask", "answer calls that need approval: deny or allow (default deny)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agent-lsp replay [flags] SESSION\n\nRuns the model turns recorded in SESSION again (tools run for real, in the workspace) and reports\nwhere the tool results differ. Exit status 0 when nothing differs, 1 otherwise.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	describe(fs, "replay", stderr)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -65,6 +66,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	// The recorded commands and edits run again in the session's own
+	// workspace, wherever this command runs.
+	id, wsDir, err := sessionWorkspace(pos[0], common.workspace)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp: replay: %v\n", err)
+		return exitUsage
+	}
+	common.workspace = wsDir
 	ws, cfg, _, err := common.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
@@ -81,7 +90,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer h.Close()
-	path, err := h.Store.Path(pos[0])
+	path, err := h.Store.Path(id)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
@@ -127,4 +136,18 @@ func size(n int64) string {
 	default:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
+}
+
+// shortPath is path with the home directory written ~, or "?" for a
+// session recorded without its workspace.
+func shortPath(path, home string) string {
+	switch {
+	case path == "":
+		return "?"
+	case home != "" && path == home:
+		return "~"
+	case home != "" && strings.HasPrefix(path, home+string(os.PathSeparator)):
+		return "~" + printable(path[len(home):])
+	}
+	return printable(path)
 }

@@ -1,6 +1,10 @@
 package main
 
-import "runtime/debug"
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+)
 
 // buildVersion is set with -ldflags "-X main.buildVersion=v1.2.3".
 var buildVersion = ""
@@ -13,4 +17,15 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// versionCmd is `agent-lsp version`.
+func versionCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", stderr)
+	describe(fs, "version", stderr)
+	if _, code, ok := parseArgs(fs, args); !ok {
+		return code
+	}
+	fmt.Fprintln(stdout, "agent-lsp", version())
+	return exitOK
 }

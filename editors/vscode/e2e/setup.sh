@@ -11,9 +11,11 @@ for p in chromium libkrb5-dev build-essential python3 ripgrep; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  sudo=""
+  [[ "$(id -u)" -eq 0 ]] || sudo="sudo"
+  echo "e2e/setup.sh: installing ${need[*]}" >&2
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 if [[ -x node_modules/.bin/code-server && -d node_modules/playwright-core ]]; then
   echo "e2e deps already installed"; exit 0
