@@ -29,16 +29,10 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			CompactionInfo
 		}{e.Type, *e.Compaction})
 	case e.Type == EvEnd && e.Result != nil:
-		r := e.Result
 		return json.Marshal(struct {
-			Type      EventType `json:"type"`
-			Reason    Ending    `json:"reason"`
-			Turns     int       `json:"turns"`
-			ToolCalls int       `json:"toolCalls"`
-			Usage     Usage     `json:"usage"`
-			Text      string    `json:"text"`
-			Error     string    `json:"error,omitempty"`
-		}{e.Type, r.Reason, r.Turns, r.ToolCalls, r.Usage, r.Text, r.Error})
+			Type EventType `json:"type"`
+			*Result
+		}{e.Type, e.Result})
 	case e.Tool != nil:
 		t := e.Tool
 		type start struct {

@@ -214,18 +214,10 @@ func Load(src Sources) (Config, []string, error) {
 	}
 
 	f := src.Flags
-	if f.BaseURL != "" {
-		cfg.BaseURL = f.BaseURL
-	}
-	if f.Model != "" {
-		cfg.Model = f.Model
-	}
-	if f.MaxTurns != 0 {
-		cfg.MaxTurns = f.MaxTurns
-	}
-	if f.MaxToolCalls != 0 {
-		cfg.MaxToolCalls = f.MaxToolCalls
-	}
+	set(&cfg.BaseURL, f.BaseURL)
+	set(&cfg.Model, f.Model)
+	set(&cfg.MaxTurns, f.MaxTurns)
+	set(&cfg.MaxToolCalls, f.MaxToolCalls)
 
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
@@ -245,32 +237,24 @@ func Load(src Sources) (Config, []string, error) {
 
 // mergeWorkspace takes the workspace's values for the keys it may set.
 func (c *Config) mergeWorkspace(ws Config) {
-	if ws.Model != "" {
-		c.Model = ws.Model
-	}
-	if ws.MaxTurns != 0 {
-		c.MaxTurns = ws.MaxTurns
-	}
-	if ws.MaxToolCalls != 0 {
-		c.MaxToolCalls = ws.MaxToolCalls
-	}
-	if ws.MaxTokens != 0 {
-		c.MaxTokens = ws.MaxTokens
-	}
-	if ws.IdleTimeout.Duration != 0 {
-		c.IdleTimeout = ws.IdleTimeout
-	}
+	set(&c.Model, ws.Model)
+	set(&c.MaxTurns, ws.MaxTurns)
+	set(&c.MaxToolCalls, ws.MaxToolCalls)
+	set(&c.MaxTokens, ws.MaxTokens)
+	set(&c.IdleTimeout, ws.IdleTimeout)
+	set(&c.ContextWindow, ws.ContextWindow)
+	set(&c.CompactAt, ws.CompactAt)
+	set(&c.MaxResultBytes, ws.MaxResultBytes)
 	if ws.Sandbox.networkOff {
 		c.Sandbox.Network = false
 	}
-	if ws.ContextWindow != 0 {
-		c.ContextWindow = ws.ContextWindow
-	}
-	if ws.CompactAt != 0 {
-		c.CompactAt = ws.CompactAt
-	}
-	if ws.MaxResultBytes != 0 {
-		c.MaxResultBytes = ws.MaxResultBytes
+}
+
+// set overlays v on *dst unless v is the zero value (the key was not set).
+func set[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
 	}
 }
 

@@ -254,7 +254,7 @@ func New(opts Options) (_ *Harness, err error) {
 	}
 	if h.Sandbox != nil {
 		sync, _ := ws.(tools.Syncer)
-		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
+		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
 	}
 	for _, t := range opts.Tools {
 		h.Registry.Add(t)

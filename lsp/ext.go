@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/agent-lsp/agent-lsp/agent"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -98,15 +99,7 @@ type PromptParams struct {
 // PromptResult is agent/prompt's result: how the run ended.
 type PromptResult struct {
 	SessionID string `json:"sessionId"`
-	Reason    string `json:"reason"`
-	Turns     int    `json:"turns"`
-	ToolCalls int    `json:"toolCalls"`
-	Usage     struct {
-		InputTokens  int `json:"inputTokens"`
-		OutputTokens int `json:"outputTokens"`
-	} `json:"usage"`
-	Text  string `json:"text"`
-	Error string `json:"error,omitempty"`
+	agent.Result
 }
 
 // CancelParams are agent/cancel's params.

@@ -101,9 +101,7 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 		s.mu.Unlock()
 		se.close()
 	}
-	out := &PromptResult{SessionID: se.id, Reason: string(res.Reason), Turns: res.Turns, ToolCalls: res.ToolCalls, Text: res.Text, Error: res.Error}
-	out.Usage.InputTokens, out.Usage.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
-	return out, nil
+	return &PromptResult{SessionID: se.id, Result: res}, nil
 }
 
 // session returns the session id names: one in memory, else a recorded

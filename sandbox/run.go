@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/cmdrun"
 )
 
 // Prepare sets the process-lifecycle attributes every agent command needs:
@@ -68,31 +70,22 @@ func GroupGone(pgid int) bool {
 
 // ErrHelperFailed is returned by Run when the sandbox helper refused to run
 // the command because it could not confine itself.
-var ErrHelperFailed = errors.New("sandbox helper could not confine the command")
+var ErrHelperFailed = cmdrun.ErrHelperFailed
 
 // RunOptions bound one Run.
-type RunOptions struct {
-	// Timeout stops the command after this long; zero means none.
-	Timeout time.Duration
-	// Grace is the time between SIGTERM and SIGKILL; zero means 2s.
-	Grace time.Duration
-	// MaxOutput caps the captured output; the head and tail are kept.
-	// Zero means 1 MiB.
-	MaxOutput int
-}
+type RunOptions = cmdrun.Options
 
 // Result is what a command did.
-type Result struct {
-	// Output is stdout and stderr interleaved, possibly cut in the middle.
-	Output []byte
-	// Omitted is the number of bytes cut from the middle of Output.
-	Omitted int64
-	// ExitCode is the shell-style status: 128+N when killed by signal N.
-	ExitCode int
-	// TimedOut is true when the timeout (not ctx) stopped the command.
-	TimedOut bool
-	// Cancelled is true when ctx stopped the command.
-	Cancelled bool
+type Result = cmdrun.Result
+
+// Shell runs command in the sandbox: Command, then Run. It is what the bash
+// tool needs (tools.Shell).
+func (s *Sandbox) Shell(ctx context.Context, command string, opts RunOptions) (Result, error) {
+	cmd, err := s.Command(ctx, command)
+	if err != nil {
+		return Result{}, err
+	}
+	return Run(ctx, cmd, opts)
 }
 
 // Run starts cmd (from Sandbox.Command, or any cmd passed to Prepare),

@@ -10,9 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent-lsp/agent-lsp/internal/cmdrun"
 	"github.com/agent-lsp/agent-lsp/internal/text"
-
-	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
 //go:embed bash.md
@@ -48,10 +47,20 @@ func (p *BashParams) Validate() error {
 	return nil
 }
 
+// Shell runs one command line confined, with its output captured, and is
+// done only when every process the command started is gone;
+// *sandbox.Sandbox is one. A non-nil error means the command could not be
+// run or cleaned up (cmdrun.ErrHelperFailed: it could not be confined),
+// not that it failed.
+type Shell interface {
+	Shell(ctx context.Context, command string, opts cmdrun.Options) (cmdrun.Result, error)
+}
+
 // BashOptions configure the bash tool.
 type BashOptions struct {
-	// Sandbox runs the commands; required.
-	Sandbox *sandbox.Sandbox
+	// Shell runs the commands confined; required (harness gives it the
+	// sandbox).
+	Shell Shell
 	// Spill keeps full outputs that were cut; nil keeps none.
 	Spill *Spill
 	// DefaultTimeout and MaxTimeout default to BashDefaultTimeout and
@@ -94,7 +103,7 @@ func NewBash(opts BashOptions) *Tool {
 }
 
 func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, error) {
-	if opts.Sandbox == nil {
+	if opts.Shell == nil {
 		return Result{}, errors.New("bash: no sandbox configured")
 	}
 	timeout := opts.DefaultTimeout
@@ -112,12 +121,8 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 			return Errorf("not run: the files you edited could not be saved to disk first (%v), so the command would not see your edits; ask the user to save them", err), nil
 		}
 	}
-	cmd, err := opts.Sandbox.Command(ctx, p.Command)
-	if err != nil {
-		return Result{}, fmt.Errorf("bash: %w", err)
-	}
-	res, err := sandbox.Run(ctx, cmd, sandbox.RunOptions{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
-	if errors.Is(err, sandbox.ErrHelperFailed) {
+	res, err := opts.Shell.Shell(ctx, p.Command, cmdrun.Options{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
+	if errors.Is(err, cmdrun.ErrHelperFailed) {
 		return Result{}, fmt.Errorf("the sandbox could not confine the command, so it did not run (%v); see `agent-lsp doctor`", err)
 	}
 	if err != nil && !res.TimedOut && !res.Cancelled {
@@ -160,7 +165,7 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 // bashOutput makes the captured output safe and short for the model: valid
 // UTF-8 without NUL bytes, head and tail within the limits, and the full
 // output spilled to a file whose path a note names.
-func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
+func bashOutput(res cmdrun.Result, opts BashOptions) (string, []string) {
 	var notes []string
 	out := res.Output
 	if red, n := redact(out, opts.Redact); n > 0 {

@@ -33,7 +33,7 @@ func newBashEnv(t *testing.T, opts BashOptions) *bashEnv {
 	if !sb.Status().Confined() {
 		t.Logf("no sandbox layer here; testing unconfined:\n%s", sb.Status())
 	}
-	opts.Sandbox = sb
+	opts.Shell = sb
 	if opts.Spill == nil {
 		opts.Spill = NewSpill(filepath.Join(t.TempDir(), "spill"))
 	}

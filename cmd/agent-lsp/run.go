@@ -205,4 +205,4 @@ func summary(r agent.Result) string {
 // oneLine squeezes text onto one line of at most n runes. Control, bidi
 // and invisible characters become escapes: tool output (a file, a
 // command's output) must not drive the user's terminal.
-func oneLine(s string, n int) string { return text.OneLine(printable(s), n) }
+func oneLine(s string, n int) string { return text.OneLine(printable(text.OneLine(s, 0)), n) }
