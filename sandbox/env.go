@@ -84,6 +84,9 @@ func setEnv(env []string, name, value string) []string {
 // workspace, all inside the sandbox's state directory.
 type privateDirs struct {
 	Root, Tmp, Cache, GoCache, Config string
+	// Git holds the shadows of git directories (git.go); not in the
+	// command's environment.
+	Git string
 }
 
 func newPrivateDirs(state string) (privateDirs, error) {
@@ -93,8 +96,9 @@ func newPrivateDirs(state string) (privateDirs, error) {
 		Cache:   filepath.Join(state, "cache"),
 		GoCache: filepath.Join(state, "cache", "go-build"),
 		Config:  filepath.Join(state, "config"),
+		Git:     filepath.Join(state, "git"),
 	}
-	for _, p := range []string{d.Tmp, d.GoCache, filepath.Join(d.Config, "go")} {
+	for _, p := range []string{d.Tmp, d.GoCache, filepath.Join(d.Config, "go"), d.Git} {
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			return d, err
 		}

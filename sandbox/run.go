@@ -93,6 +93,9 @@ type Result struct {
 	TimedOut bool
 	// Cancelled is true when ctx stopped the command.
 	Cancelled bool
+	// Notes say what Sandbox.Run dropped or removed when the command was
+	// over (a planted .git/commondir, a new .vscode/tasks.json ...).
+	Notes []string
 }
 
 // Run starts cmd (from Sandbox.Command, or any cmd passed to Prepare),

@@ -110,11 +110,7 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 			return Errorf("not run: the files you edited could not be saved to disk first (%v), so the command would not see your edits; ask the user to save them", err), nil
 		}
 	}
-	cmd, err := opts.Sandbox.Command(ctx, p.Command)
-	if err != nil {
-		return Result{}, fmt.Errorf("bash: %w", err)
-	}
-	res, err := sandbox.Run(ctx, cmd, sandbox.RunOptions{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
+	res, err := opts.Sandbox.Run(ctx, p.Command, sandbox.RunOptions{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
 	if errors.Is(err, sandbox.ErrHelperFailed) {
 		return Result{}, fmt.Errorf("the sandbox could not confine the command, so it did not run (%v); see `agent-lsp doctor`", err)
 	}
@@ -149,7 +145,7 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 			b.WriteByte('\n')
 		}
 	}
-	for _, n := range notes {
+	for _, n := range append(notes, res.Notes...) {
 		b.WriteString("[" + n + "]\n")
 	}
 	return Result{Text: strings.TrimSuffix(b.String(), "\n"), IsError: res.ExitCode != 0 || res.TimedOut}, nil
