@@ -56,7 +56,7 @@ func TestGitControlFilesStayReadOnly(t *testing.T) {
 			ws, home := s.Workspace(), t.TempDir()
 			canary := filepath.Join(t.TempDir(), "PWNED")
 			newRepo(t, home, ws)
-			newRepo(t, home, filepath.Join(ws, "nested"))   // a repository inside the workspace
+			newRepo(t, home, filepath.Join(ws, "nested")) // a repository inside the workspace
 			upstream := filepath.Join(t.TempDir(), "m")
 			newRepo(t, home, upstream) // and one to add as a submodule
 			gitOutside(t, home, ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", upstream, "mod")

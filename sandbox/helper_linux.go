@@ -18,16 +18,16 @@ import (
 
 // helperSpec is what the parent tells the helper, as JSON in argv[2].
 type helperSpec struct {
-	Bash      string   `json:"bash"`
-	Command   string   `json:"command"`
-	ReadWrite []string `json:"rw"`        // directories: read, write, create, remove, rename
-	Devices   []string `json:"devices"`   // device files opened for writing (/dev/null ...)
-	DenyTCP   bool     `json:"denyTcp"`   // Landlock denies TCP bind and connect
-	LoUp      bool     `json:"loUp"`      // bring up lo of the command's fresh network namespace
-	ReadOnly  bool     `json:"ro"`        // in a fresh mount namespace: remount everything read-only but ReadWrite
-	Ops       []mountOp `json:"ops"`      // with ReadOnly: git views, protected paths, hidden secrets (mounts.go)
-	Init      bool     `json:"init"`      // the helper is pid 1 of a new PID namespace: run the command under initScript
-	ABI       int      `json:"abi"`       // Landlock ABI the parent measured; the helper refuses a lower one
+	Bash      string    `json:"bash"`
+	Command   string    `json:"command"`
+	ReadWrite []string  `json:"rw"`      // directories: read, write, create, remove, rename
+	Devices   []string  `json:"devices"` // device files opened for writing (/dev/null ...)
+	DenyTCP   bool      `json:"denyTcp"` // Landlock denies TCP bind and connect
+	LoUp      bool      `json:"loUp"`    // bring up lo of the command's fresh network namespace
+	ReadOnly  bool      `json:"ro"`      // in a fresh mount namespace: remount everything read-only but ReadWrite
+	Ops       []mountOp `json:"ops"`     // with ReadOnly: git views, protected paths, hidden secrets (mounts.go)
+	Init      bool      `json:"init"`    // the helper is pid 1 of a new PID namespace: run the command under initScript
+	ABI       int       `json:"abi"`     // Landlock ABI the parent measured; the helper refuses a lower one
 }
 
 // initScript runs as pid 1 of the command's PID namespace. The kernel drops
