@@ -122,7 +122,17 @@ func SandboxOptions(root, stateDir string, c config.Sandbox) sandbox.Options {
 	// Loopback: test servers (httptest) work on the private loopback of the
 	// command's own network namespace, which has no route out; without a
 	// network namespace the sandbox ignores it and keeps TCP denied.
-	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Loopback: true, Backend: b, Env: commandEnv(os.Environ())}
+	env := commandEnv(os.Environ())
+	hide := sandbox.DefaultHidden(env)
+	home, _ := os.UserHomeDir()
+	for _, h := range c.Hide {
+		if rest, ok := strings.CutPrefix(h, "~/"); ok && home != "" {
+			h = filepath.Join(home, rest)
+		}
+		hide = append(hide, h)
+	}
+	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Loopback: true, Backend: b, Env: env,
+		EnvAllow: c.Env, Hide: hide}
 }
 
 // secretValues are the values of the environment's credential-like
@@ -177,7 +187,16 @@ func newSandbox(root, dir string, c config.Sandbox) (*sandbox.Sandbox, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	return sandbox.New(SandboxOptions(root, dir, c))
+	sb, err := sandbox.New(SandboxOptions(root, dir, c))
+	if err == nil && c.Backend != "" && c.Backend != "auto" {
+		// An explicitly configured backend that does not work stops the
+		// run (this probes, or reads the cached probe).
+		if err = sb.Err(); err != nil {
+			sb.Close()
+			return nil, err
+		}
+	}
+	return sb, err
 }
 
 // spillKeep is how long spill files of earlier sessions are kept.

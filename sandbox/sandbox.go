@@ -18,7 +18,7 @@
 //     ExitHelperFailed and never runs the command.
 //  4. Every command runs in its own session and process group, dies with
 //     the server (Pdeathsig), reads /dev/null and gets a scrubbed
-//     environment (ScrubEnv); Run kills the whole group when it returns.
+//     environment (FilterEnv: an allow-list); Run kills the whole group when it returns.
 package sandbox
 
 import (
@@ -326,7 +326,7 @@ func (s *Sandbox) command(ctx context.Context, command string) (*exec.Cmd, *comm
 		view = v
 	}
 	execHook(s.status.Backend)
-	env := commandEnv(s.opts.Env, s.opts.Workspace, s.dirs, s.opts.Network)
+	env := commandEnv(s.opts.Env, s.opts.EnvAllow, s.opts.Workspace, s.dirs, s.opts.Network)
 	var cmd *exec.Cmd
 	switch s.status.Backend {
 	case BackendLandlock:
