@@ -268,9 +268,13 @@ func New(opts Options) (_ *Harness, err error) {
 	} else {
 		h.Registry = tools.NewRegistry(tools.NewReadFile(ws, tools.WithSpill(h.Spill)), tools.NewGlob(ws), tools.NewGrep(ws))
 	}
+	// One redactor for every tool's output: the API key, the header
+	// values and the credential-like environment values, in any cheap
+	// encoding.
+	redactor := tools.NewRedactor(secretValues(os.Environ(), secrets(cfg)...)...)
 	if h.Sandbox != nil {
 		sync, _ := ws.(tools.Syncer)
-		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
+		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Sync: sync, Redactor: redactor}))
 	}
 
 	h.Guard = agent.NewGuard(agent.GuardOptions{
@@ -283,6 +287,7 @@ func New(opts Options) (_ *Harness, err error) {
 	})
 	disp := tools.NewDispatcher(h.Registry,
 		tools.WithGuard(h.Guard),
+		tools.WithRedactor(redactor),
 		tools.WithLogger(log),
 		// The loop caps each result for the model and spills the rest, so
 		// the dispatcher's cap only bounds memory.
@@ -293,7 +298,7 @@ func New(opts Options) (_ *Harness, err error) {
 	)
 	// Subagents (the task tool) get the read-only tools behind the same
 	// guard, and their own fresh context.
-	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log))
+	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithRedactor(redactor))
 	provider := agent.NewOpenAI(agent.OpenAIConfig{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,

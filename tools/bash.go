@@ -62,16 +62,13 @@ type BashOptions struct {
 	// Sync, when set, is called before each command so that edits the
 	// editor holds in its buffers are on disk when the command reads them.
 	Sync Syncer
-	// Redact are secret values (the server's API key, tokens in its
-	// environment) replaced by [REDACTED] wherever a command's output
-	// shows them: the environment is scrubbed, but a command may still
-	// find a copy (a file, a process it can read).
-	Redact []string
+	// Redactor replaces secret values (the server's API key, tokens in
+	// its environment) in any cheap encoding wherever a command's output
+	// shows them, before it is cut or spilled: the environment is
+	// filtered, but a command may still find a copy (a file, a process it
+	// can read). The dispatcher's WithRedactor uses the same one.
+	Redactor *Redactor
 }
-
-// minRedact is the shortest value Redact replaces: shorter ones would
-// mangle ordinary output.
-const minRedact = 8
 
 // NewBash returns the bash tool: commands run through the sandbox in the
 // workspace, with a timeout, no stdin, a scrubbed environment and capped
@@ -157,9 +154,9 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
 	var notes []string
 	out := res.Output
-	if red, n := redact(out, opts.Redact); n > 0 {
-		out = red
-		res.Output = red
+	if red, n := opts.Redactor.Redact(string(out)); n > 0 {
+		out = []byte(red)
+		res.Output = out
 		notes = append(notes, fmt.Sprintf("%d secret value(s) from agent-lsp's environment were replaced with [REDACTED]", n))
 	}
 	if !utf8.Valid(out) || bytes.IndexByte(out, 0) >= 0 {
@@ -184,19 +181,4 @@ func bashOutput(res sandbox.Result, opts BashOptions) (string, []string) {
 		}
 	}
 	return shown, append(notes, note)
-}
-
-// redact replaces every occurrence of the secrets in out.
-func redact(out []byte, secrets []string) ([]byte, int) {
-	n := 0
-	for _, sec := range secrets {
-		if len(sec) < minRedact {
-			continue
-		}
-		if c := bytes.Count(out, []byte(sec)); c > 0 {
-			n += c
-			out = bytes.ReplaceAll(out, []byte(sec), []byte("[REDACTED]"))
-		}
-	}
-	return out, n
 }
