@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // scanDepth bounds the search for nested repositories and protected names:
@@ -136,6 +137,7 @@ var viewSeq atomic.Int64
 func (s *Sandbox) prepareView() (*commandView, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	pruneShadows(s.dirs.Git)
 	f := s.scan()
 	v := &commandView{before: f.all}
 	ro := append(append([]string{}, f.protected...), f.gitFiles...)
@@ -217,4 +219,17 @@ func (s *Sandbox) Run(ctx context.Context, command string, opts RunOptions) (Res
 		res.Notes = s.finishView(view)
 	}
 	return res, err
+}
+
+// pruneShadows removes the shadows of processes that died during a
+// command (named PID-SEQ); a live process's, another window's, are kept.
+func pruneShadows(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		pid, _, _ := strings.Cut(e.Name(), "-")
+		var n int
+		if _, err := fmt.Sscan(pid, &n); err == nil && n > 0 && n != os.Getpid() && syscall.Kill(n, 0) == syscall.ESRCH {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
