@@ -76,6 +76,12 @@ type Sandbox struct {
 	// Backend is "auto" (default: the strongest that works), "landlock",
 	// "bwrap" or "none" (no confinement: every command needs approval).
 	Backend string `toml:"backend"`
+	// Env names environment variables passed to commands besides the
+	// built-in allow-list (sandbox.AllowedEnv).
+	Env []string `toml:"env"`
+	// Hide are more paths commands cannot read ("~/" is the home
+	// directory; globs allowed), besides the built-in credential stores.
+	Hide []string `toml:"hide"`
 
 	networkOff bool // a workspace file set network = false
 }
@@ -318,7 +324,13 @@ func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.
 			*warnings = append(*warnings, (&Error{File: path, Line: tomlpos.KeyLine(data, k), Key: k.String(),
 				Msg: "ignored: only the user's configuration may choose the sandbox backend"}).Error())
 		}
-		cfg.Sandbox.Network, cfg.Sandbox.Backend = false, ""
+		for _, k := range []string{"env", "hide"} {
+			if k := (toml.Key{"sandbox", k}); md.IsDefined(k...) {
+				*warnings = append(*warnings, (&Error{File: path, Line: tomlpos.KeyLine(data, k), Key: k.String(),
+					Msg: "ignored: only the user's configuration may say which variables and files commands see"}).Error())
+			}
+		}
+		cfg.Sandbox.Network, cfg.Sandbox.Backend, cfg.Sandbox.Env, cfg.Sandbox.Hide = false, "", nil, nil
 	}
 	return nil
 }

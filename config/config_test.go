@@ -5,6 +5,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/permission"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,6 +181,17 @@ func TestSandboxTable(t *testing.T) {
 	}
 	if len(warn) != 2 || !strings.Contains(warn[0], "config.toml:3: sandbox.network: ignored") || !strings.Contains(warn[1], ":4: sandbox.backend: ignored") {
 		t.Errorf("warnings = %q", warn)
+	}
+
+	// env and hide: the user's file only.
+	write(t, user, "[sandbox]\nenv = [\"MY_TOOL_HOME\"]\nhide = [\"~/.vault-token\", \"/srv/keys\"]\n")
+	write(t, WorkspaceFile(ws), "[sandbox]\nenv = [\"AWS_SECRET_ACCESS_KEY\"]\nhide = []\n")
+	cfg, warn, err = Load(Sources{UserFile: user, Workspace: ws, Getenv: e})
+	if err != nil || !slices.Equal(cfg.Sandbox.Env, []string{"MY_TOOL_HOME"}) || !slices.Equal(cfg.Sandbox.Hide, []string{"~/.vault-token", "/srv/keys"}) {
+		t.Errorf("sandbox env/hide = %+v, %v", cfg.Sandbox, err)
+	}
+	if len(warn) != 2 || !strings.Contains(warn[0], ":2: sandbox.env: ignored") || !strings.Contains(warn[1], ":3: sandbox.hide: ignored") {
+		t.Errorf("workspace env/hide warnings = %q", warn)
 	}
 
 	write(t, user, "[sandbox]\nnetwork = false\nbackend = \"docker\"\n")

@@ -125,7 +125,17 @@ func SandboxOptions(root, stateDir string, c config.Sandbox) sandbox.Options {
 	// Loopback: test servers (httptest) work on the private loopback of the
 	// command's own network namespace, which has no route out; without a
 	// network namespace the sandbox ignores it and keeps TCP denied.
-	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Loopback: true, Backend: b, Env: commandEnv(os.Environ())}
+	env := commandEnv(os.Environ())
+	hide := sandbox.DefaultHidden(env)
+	home, _ := os.UserHomeDir()
+	for _, h := range c.Hide {
+		if rest, ok := strings.CutPrefix(h, "~/"); ok && home != "" {
+			h = filepath.Join(home, rest)
+		}
+		hide = append(hide, h)
+	}
+	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Loopback: true, Backend: b, Env: env,
+		EnvAllow: c.Env, Hide: hide}
 }
 
 // secretValues are the values of the environment's credential-like
@@ -180,7 +190,16 @@ func newSandbox(root, dir string, c config.Sandbox) (*sandbox.Sandbox, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	return sandbox.New(SandboxOptions(root, dir, c))
+	sb, err := sandbox.New(SandboxOptions(root, dir, c))
+	if err == nil && c.Backend != "" && c.Backend != "auto" {
+		// An explicitly configured backend that does not work stops the
+		// run (this probes, or reads the cached probe).
+		if err = sb.Err(); err != nil {
+			sb.Close()
+			return nil, err
+		}
+	}
+	return sb, err
 }
 
 // spillKeep is how long spill files of earlier sessions are kept.
@@ -252,9 +271,13 @@ func New(opts Options) (_ *Harness, err error) {
 	} else {
 		h.Registry = tools.NewRegistry(tools.NewReadFile(ws, tools.WithSpill(h.Spill)), tools.NewGlob(ws), tools.NewGrep(ws))
 	}
+	// One redactor for every tool's output: the API key, the header
+	// values and the credential-like environment values, in any cheap
+	// encoding.
+	redactor := tools.NewRedactor(secretValues(os.Environ(), secrets(cfg)...)...)
 	if h.Sandbox != nil {
 		sync, _ := ws.(tools.Syncer)
-		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
+		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: h.Sandbox, Spill: h.Spill, Sync: sync, Redactor: redactor}))
 	}
 	for _, t := range opts.Tools {
 		h.Registry.Add(t)
@@ -270,6 +293,7 @@ func New(opts Options) (_ *Harness, err error) {
 	})
 	disp := tools.NewDispatcher(h.Registry,
 		tools.WithGuard(h.Guard),
+		tools.WithRedactor(redactor),
 		tools.WithLogger(log),
 		// The loop caps each result for the model and spills the rest, so
 		// the dispatcher's cap only bounds memory.
@@ -280,7 +304,7 @@ func New(opts Options) (_ *Harness, err error) {
 	)
 	// Subagents (the task tool) get the read-only tools behind the same
 	// guard, and their own fresh context.
-	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log))
+	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithRedactor(redactor))
 	provider := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,

@@ -17,7 +17,11 @@ import (
 )
 
 // helperSpec encodes what the re-exec helper must enforce for command.
-func (s *Sandbox) helperSpec(command string) (string, error) {
+func (s *Sandbox) helperSpec(command string, view *commandView) (string, error) {
+	var ops []mountOp
+	if view != nil {
+		ops = view.ops
+	}
 	spec := helperSpec{
 		Bash:      s.bash,
 		Command:   command,
@@ -26,8 +30,7 @@ func (s *Sandbox) helperSpec(command string) (string, error) {
 		DenyTCP:   s.denyTCP(),
 		LoUp:      s.netns(),
 		ReadOnly:  s.status.MountNS,
-		Protected: s.protected(),
-		Pinned:    s.pinned(s.protected()),
+		Ops:       ops,
 		Init:      s.status.PIDNS,
 		ABI:       s.status.Landlock,
 	}
@@ -38,7 +41,7 @@ func (s *Sandbox) helperSpec(command string) (string, error) {
 // bwrapArgs confines command with bubblewrap: / read-only, the workspace and
 // state directory writable, fresh /dev and /proc, new PID/IPC (and network)
 // namespaces, all capabilities dropped, /proc/sys read-only.
-func (s *Sandbox) bwrapArgs(command string) []string {
+func (s *Sandbox) bwrapArgs(command string, view *commandView) []string {
 	args := []string{
 		"--die-with-parent",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -54,12 +57,8 @@ func (s *Sandbox) bwrapArgs(command string) []string {
 		"--bind", s.dirs.Root, s.dirs.Root,
 		"--chdir", s.opts.Workspace,
 	}
-	prot := s.protected()
-	for _, d := range s.pinned(prot) {
-		args = append(args, "--bind", d, d)
-	}
-	for _, p := range prot {
-		args = append(args, "--ro-bind", p, p)
+	if view != nil {
+		args = append(args, bwrapMountArgs(view.ops)...)
 	}
 	if !s.opts.Network {
 		args = append(args, "--unshare-net")
@@ -100,6 +99,9 @@ func probe() Status {
 		opts.Workspace, opts.StateDir, opts.Backend = dir, dir, b
 		opts.Env = []string{"PATH=/usr/bin:/bin"}
 		s, err := newWithProbe(opts, p)
+		if err == nil {
+			s.opts.Protected = []string{} // no view: the probe dir is empty
+		}
 		if err != nil {
 			return err
 		}
@@ -195,19 +197,6 @@ func addUserNS(attr *syscall.SysProcAttr) {
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
 	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
-}
-
-// protected lists the existing, non-symlink protected paths as absolute
-// paths inside the workspace.
-func (s *Sandbox) protected() []string {
-	var out []string
-	for _, rel := range s.opts.Protected {
-		p := filepath.Join(s.opts.Workspace, filepath.Clean("/"+rel))
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 && p != s.opts.Workspace {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // pinned lists the directories between the workspace and each protected

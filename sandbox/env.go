@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,19 @@ var secretNames = map[string]bool{
 // command the agent runs.
 func IsSecretName(name string) bool {
 	n := strings.ToUpper(name)
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return secretLooking(n)
+}
+
+// secretLooking is IsSecretName without the provider families, for names
+// already on the allow-list (NPM_CONFIG_CACHE is fine, NPM_CONFIG__AUTH is
+// not).
+func secretLooking(name string) bool {
+	n := strings.ToUpper(name)
 	if secretNames[n] {
 		return true
 	}
@@ -46,24 +60,46 @@ func IsSecretName(name string) bool {
 			return true
 		}
 	}
-	for _, p := range secretPrefixes {
-		if strings.HasPrefix(n, p) {
-			return true
-		}
-	}
 	return false
 }
 
-// ScrubEnv returns env without secrets (see IsSecretName) and without
+// AllowedEnv are the variables a command gets from the server's
+// environment: what a shell and the usual toolchains need to find
+// themselves and behave (README.md says why each). Everything else, and
+// any name IsSecretName flags, is left out; users add names with
+// [sandbox] env.
+var AllowedEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR",
+	"NO_COLOR", "PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "GIT_EDITOR", "EDITOR", "VISUAL", "DEBIAN_FRONTEND", "CI",
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+	"GOPATH", "GOROOT", "GOBIN", "GOFLAGS", "GOPROXY", "GOPRIVATE", "GONOPROXY", "GONOSUMDB", "GOSUMDB", "GOINSECURE",
+	"GOTOOLCHAIN", "GOMODCACHE", "GOWORK", "GOEXPERIMENT", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "CGO_ENABLED",
+	"CC", "CXX", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_LDFLAGS", "PKG_CONFIG_PATH",
+	"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "RUSTFLAGS", "CARGO_TARGET_DIR",
+	"NODE_PATH", "NVM_DIR", "NVM_BIN", "COREPACK_HOME", "PNPM_HOME",
+	"PYTHONPATH", "VIRTUAL_ENV", "PYENV_ROOT", "CONDA_PREFIX", "JAVA_HOME", "GRADLE_USER_HOME",
+	"SSL_CERT_FILE", "SSL_CERT_DIR",
+}
+
+// allowedEnvPrefixes are families passed whole (still minus secret-looking
+// names such as NPM_CONFIG__AUTH or CARGO_REGISTRY_TOKEN).
+var allowedEnvPrefixes = []string{"LC_", "NPM_CONFIG_", "npm_config_"}
+
+// FilterEnv returns the entries of env whose names are in AllowedEnv or
+// extra, or start with an allowed prefix, minus secrets (IsSecretName, for
+// the built-in names; a name in extra is the user's explicit choice) and
 // malformed entries. The input is not modified.
-func ScrubEnv(env []string) []string {
+func FilterEnv(env []string, extra []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || IsSecretName(name) {
+		if !ok || name == "" {
 			continue
 		}
-		out = append(out, kv)
+		allowed := slices.Contains(AllowedEnv, name) || slices.ContainsFunc(allowedEnvPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
+		if slices.Contains(extra, name) || allowed && !secretLooking(name) {
+			out = append(out, kv)
+		}
 	}
 	return out
 }
@@ -84,6 +120,9 @@ func setEnv(env []string, name, value string) []string {
 // workspace, all inside the sandbox's state directory.
 type privateDirs struct {
 	Root, Tmp, Cache, GoCache, Config string
+	// Git holds the shadows of git directories (git.go); not in the
+	// command's environment.
+	Git string
 }
 
 func newPrivateDirs(state string) (privateDirs, error) {
@@ -93,8 +132,9 @@ func newPrivateDirs(state string) (privateDirs, error) {
 		Cache:   filepath.Join(state, "cache"),
 		GoCache: filepath.Join(state, "cache", "go-build"),
 		Config:  filepath.Join(state, "config"),
+		Git:     filepath.Join(state, "git"),
 	}
-	for _, p := range []string{d.Tmp, d.GoCache, filepath.Join(d.Config, "go")} {
+	for _, p := range []string{d.Tmp, d.GoCache, filepath.Join(d.Config, "go"), d.Git} {
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			return d, err
 		}
@@ -110,10 +150,10 @@ func newPrivateDirs(state string) (privateDirs, error) {
 	return d, nil
 }
 
-// commandEnv builds the environment of a confined command: the scrubbed
-// base plus private temporary, cache and config directories.
-func commandEnv(base []string, ws string, d privateDirs, network bool) []string {
-	env := ScrubEnv(base)
+// commandEnv builds the environment of a confined command: the allowed
+// part of base plus private temporary, cache and config directories.
+func commandEnv(base, extra []string, ws string, d privateDirs, network bool) []string {
+	env := FilterEnv(base, extra)
 	for _, kv := range [][2]string{
 		{"PWD", ws},
 		{"TMPDIR", d.Tmp},

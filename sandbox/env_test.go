@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestScrubEnv(t *testing.T) {
+func TestFilterEnv(t *testing.T) {
 	t.Parallel()
 	drop := []string{
 		"OPENAI_API_KEY=x", "ANTHROPIC_API_KEY=x", "AGENT_LSP_API_KEY=x", "AGENT_LSP_MODEL=x",
@@ -16,24 +16,27 @@ func TestScrubEnv(t *testing.T) {
 		"OPENROUTER_API_KEY=x", "HF_TOKEN=x", "GOOGLE_APPLICATION_CREDENTIALS=/k.json", "AZURE_CLIENT_SECRET=x",
 		"SSH_AUTH_SOCK=/run/agent", "BASH_ENV=/tmp/evil", "ENV=/tmp/evil", "BASH_FUNC_ls%%=() { evil; }",
 		"CI_JOB_TOKEN=x", "PRIVATE_KEY=x", "X_AUTH=x", "apikey=x", "XAUTHORITY=/x", "NOEQUALS", "=x",
+		// Issue 10: credentials whose names no deny-list guesses.
+		"DATABASE_URL=postgres://u:FAKE-CANARY@db/x", "MY_SERVICE_CREDS=FAKE-CANARY", "SLACK_WEBHOOK_URL=https://hooks.example/FAKE",
+		"KEYBOARD=us", "GIT_SSH_COMMAND=evil", "GIT_CONFIG_COUNT=1", "LD_PRELOAD=/evil.so", "XDG_RUNTIME_DIR=/run/user/0",
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=/x", "NPM_CONFIG__AUTH=x", "npm_config_//registry.npmjs.org/:_authToken=x",
+		"CARGO_REGISTRY_TOKEN=x", "HTTPS_PROXY=http://u:p@proxy",
 	}
 	keep := []string{
 		"PATH=/usr/bin", "HOME=/root", "LANG=C.UTF-8", "TERM=dumb", "GOPATH=/go", "GOFLAGS=-mod=mod",
-		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@b", "USER=root", "SHELL=/bin/bash", "KEYBOARD=us",
-		"GOTOOLCHAIN=local", "EDITOR=vi", "PWD=/w", "TOKENIZERS_PARALLELISM=false_but_dropped_is_ok",
+		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@b", "USER=root", "SHELL=/bin/bash", "LC_ALL=C",
+		"GOTOOLCHAIN=local", "EDITOR=vi", "NPM_CONFIG_CACHE=/c", "CARGO_HOME=/c", "MY_TOOL_VAR=added-by-user",
+		"MY_OWN_TOKEN=user-chose-it",
 	}
-	got := ScrubEnv(append(append([]string{}, drop...), keep...))
+	got := FilterEnv(append(append([]string{}, drop...), keep...), []string{"MY_TOOL_VAR", "MY_OWN_TOKEN"})
 	for _, kv := range drop {
 		if slices.Contains(got, kv) {
-			t.Errorf("ScrubEnv kept %q", kv)
+			t.Errorf("FilterEnv kept %q", kv)
 		}
 	}
 	for _, kv := range keep {
-		if strings.HasPrefix(kv, "TOKENIZERS") {
-			continue // contains TOKEN: dropping it is the safe side
-		}
 		if !slices.Contains(got, kv) {
-			t.Errorf("ScrubEnv dropped %q", kv)
+			t.Errorf("FilterEnv dropped %q", kv)
 		}
 	}
 }
@@ -43,7 +46,9 @@ func TestCommandEnvironment(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			t.Parallel()
 			env := []string{"PATH=/usr/local/go/bin:/usr/bin:/bin", "HOME=/root",
-				"OPENAI_API_KEY=FAKE-CANARY-env", "AGENT_LSP_API_KEY=FAKE-CANARY-env", "GOPROXY=https://attacker.example"}
+				"OPENAI_API_KEY=FAKE-CANARY-env", "AGENT_LSP_API_KEY=FAKE-CANARY-env", "GOPROXY=https://attacker.example",
+				"DATABASE_URL=postgres://app:FAKE-CANARY-db@db/x", "MY_SERVICE_CREDS=FAKE-CANARY-creds",
+				"DEPLOY_WEBHOOK=https://hooks.example.com/services/FAKE-CANARY-hook"}
 			s := newSandbox(t, b, Options{Env: env})
 			out := mustSucceed(t, s, "env; cat /proc/self/environ")
 			if strings.Contains(out, "FAKE-CANARY") {

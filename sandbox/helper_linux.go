@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,17 +18,16 @@ import (
 
 // helperSpec is what the parent tells the helper, as JSON in argv[2].
 type helperSpec struct {
-	Bash      string   `json:"bash"`
-	Command   string   `json:"command"`
-	ReadWrite []string `json:"rw"`        // directories: read, write, create, remove, rename
-	Devices   []string `json:"devices"`   // device files opened for writing (/dev/null ...)
-	DenyTCP   bool     `json:"denyTcp"`   // Landlock denies TCP bind and connect
-	LoUp      bool     `json:"loUp"`      // bring up lo of the command's fresh network namespace
-	ReadOnly  bool     `json:"ro"`        // in a fresh mount namespace: remount everything read-only but ReadWrite
-	Protected []string `json:"protected"` // with ReadOnly: existing paths inside ReadWrite kept read-only
-	Pinned    []string `json:"pinned"`    // with ReadOnly: their ancestors, made mount points (rename fails)
-	Init      bool     `json:"init"`      // the helper is pid 1 of a new PID namespace: run the command under initScript
-	ABI       int      `json:"abi"`       // Landlock ABI the parent measured; the helper refuses a lower one
+	Bash      string    `json:"bash"`
+	Command   string    `json:"command"`
+	ReadWrite []string  `json:"rw"`      // directories: read, write, create, remove, rename
+	Devices   []string  `json:"devices"` // device files opened for writing (/dev/null ...)
+	DenyTCP   bool      `json:"denyTcp"` // Landlock denies TCP bind and connect
+	LoUp      bool      `json:"loUp"`    // bring up lo of the command's fresh network namespace
+	ReadOnly  bool      `json:"ro"`      // in a fresh mount namespace: remount everything read-only but ReadWrite
+	Ops       []mountOp `json:"ops"`     // with ReadOnly: git views, protected paths, hidden secrets (mounts.go)
+	Init      bool      `json:"init"`    // the helper is pid 1 of a new PID namespace: run the command under initScript
+	ABI       int       `json:"abi"`     // Landlock ABI the parent measured; the helper refuses a lower one
 }
 
 // initScript runs as pid 1 of the command's PID namespace. The kernel drops
@@ -35,7 +35,16 @@ type helperSpec struct {
 // would ignore the SIGTERM of a cancel; as a child it gets it with the rest
 // of the process group, and this shell exits with its status (143). Pid 1
 // also reaps orphans, and its exit takes down the whole namespace.
-const initScript = `bash -c "$1" & wait $!`
+//
+// The trap closes a race: a SIGTERM that reaches pid 1 before the command
+// is started (a cancel right after the start, on a loaded machine) would
+// be dropped, and the command would run until the grace period's SIGKILL;
+// with the trap pid 1 remembers it and passes it on. wait returns early
+// when the trap runs, so it waits again until the command is gone.
+const initScript = `t=; c=; trap 't=1; [ -n "$c" ] && kill -TERM "$c" 2>/dev/null' TERM
+bash -c "$1" & c=$!
+[ -n "$t" ] && kill -TERM "$c" 2>/dev/null
+while :; do wait "$c"; s=$?; kill -0 "$c" 2>/dev/null || exit $s; done`
 
 // deviceFiles are the devices a command may open for writing.
 var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
@@ -75,7 +84,7 @@ func confine(spec helperSpec) error {
 		return fmt.Errorf("landlock ABI %d, parent expected %d", abi, spec.ABI)
 	}
 	if spec.ReadOnly {
-		if err := readOnlyMounts(spec.ReadWrite, spec.Pinned, spec.Protected); err != nil {
+		if err := readOnlyMounts(spec.ReadWrite, spec.Ops); err != nil {
 			return err
 		}
 	}
@@ -206,7 +215,7 @@ func loopbackUp() error {
 // restrict: chmod, chown, utime and xattrs on files outside the workspace
 // (as root, and on the user's own files), and root's write access to
 // procfs and sysfs files.
-func readOnlyMounts(rw, pinned, protected []string) error {
+func readOnlyMounts(rw []string, ops []mountOp) error {
 	// Nothing below may propagate back to the host's mount namespace.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
@@ -226,28 +235,8 @@ func readOnlyMounts(rw, pinned, protected []string) error {
 			return fmt.Errorf("remount %s read-write: %w", p, err)
 		}
 	}
-	// Protected paths inside the workspace (.git/hooks ...): read-only bind
-	// mounts, which also make renaming or deleting them fail (EBUSY), as
-	// for their pinned ancestors, which stay writable.
-	for _, d := range pinned {
-		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
-			continue
-		}
-		if err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("pin %s: %w", d, err)
-		}
-	}
-	for _, p := range protected {
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
-			continue // missing, or a link whose target the rules above cover
-		}
-		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", p, err)
-		}
-		if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &ro); err != nil {
-			return fmt.Errorf("protect %s: %w", p, err)
-		}
+	if err := applyOps(ops); err != nil {
+		return err
 	}
 	// The working directory still points below the old, now read-only,
 	// mount: enter the bind mount.
@@ -256,4 +245,65 @@ func readOnlyMounts(rw, pinned, protected []string) error {
 		return err
 	}
 	return unix.Chdir(wd)
+}
+
+// applyOps mounts ops in order. Every source is cloned (open_tree) before
+// the first op, so it is the path as the host shows it, never through an
+// earlier op: the real .git/objects although the shadow hides .git.
+func applyOps(ops []mountOp) error {
+	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	fds := make([]int, len(ops))
+	defer func() {
+		for _, fd := range fds {
+			if fd > 0 {
+				unix.Close(fd)
+			}
+		}
+	}()
+	for i, op := range ops {
+		src := op.Src
+		switch op.Kind {
+		case mountNull:
+			src = "/dev/null"
+		case mountBind:
+		default:
+			continue
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
+			return fmt.Errorf("clone %s: %w", src, err)
+		}
+		fds[i] = fd
+		if op.RO || op.Kind == mountNull {
+			if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &ro); err != nil {
+				return fmt.Errorf("read-only %s: %w", src, err)
+			}
+		}
+	}
+	var tmpfs []string
+	for i, op := range ops {
+		switch op.Kind {
+		case mountBind, mountNull:
+			// Inside a tmpfs of ours the mount point may be missing; never
+			// create one on a real file system.
+			if _, err := os.Lstat(op.Dst); err != nil && slices.ContainsFunc(tmpfs, func(t string) bool { return within(t, op.Dst) }) {
+				if err := os.MkdirAll(op.Dst, 0o755); err != nil {
+					return fmt.Errorf("mount point %s: %w", op.Dst, err)
+				}
+			}
+			if err := unix.MoveMount(fds[i], "", unix.AT_FDCWD, op.Dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+				return fmt.Errorf("mount %s on %s: %w", op.Src, op.Dst, err)
+			}
+		case mountTmpfs:
+			if err := unix.Mount("tmpfs", op.Dst, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
+				return fmt.Errorf("hide %s: %w", op.Dst, err)
+			}
+			tmpfs = append(tmpfs, op.Dst)
+		case mountRO:
+			if err := unix.MountSetattr(unix.AT_FDCWD, op.Dst, 0, &ro); err != nil {
+				return fmt.Errorf("read-only %s: %w", op.Dst, err)
+			}
+		}
+	}
+	return nil
 }

@@ -53,11 +53,7 @@ func newSandbox(t *testing.T, b Backend, opts Options) *Sandbox {
 // run runs command through s with a generous timeout.
 func run(t *testing.T, s *Sandbox, command string) Result {
 	t.Helper()
-	cmd, err := s.Command(context.Background(), command)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), cmd, RunOptions{Timeout: 5 * time.Minute})
+	res, err := s.Run(context.Background(), command, RunOptions{Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatalf("Run(%q): %v", command, err)
 	}

@@ -16,8 +16,11 @@ import (
 // Pdeathsig test a "server" that starts a confined command and gets killed.
 func TestMain(m *testing.M) {
 	MaybeRunHelper()
-	if os.Getenv("SANDBOX_TEST_ROLE") == "server" {
+	switch os.Getenv("SANDBOX_TEST_ROLE") {
+	case "server":
 		os.Exit(fakeServer())
+	case "lazy":
+		os.Exit(lazyRun())
 	}
 	os.Exit(tmpcheck.Run(m))
 }

@@ -19,11 +19,11 @@ func Probe() Status {
 
 func runHelper([]string) error { return errors.New("no sandbox helper on " + runtime.GOOS) }
 
-func (s *Sandbox) helperSpec(string) (string, error) {
+func (s *Sandbox) helperSpec(string, *commandView) (string, error) {
 	return "", errors.New("no sandbox helper on " + runtime.GOOS)
 }
 
-func (s *Sandbox) bwrapArgs(string) []string { return nil }
+func (s *Sandbox) bwrapArgs(string, *commandView) []string { return nil }
 
 func (s *Sandbox) namespaces(*exec.Cmd) {}
 

@@ -78,16 +78,6 @@ type RunOptions = cmdrun.Options
 // Result is what a command did.
 type Result = cmdrun.Result
 
-// Shell runs command in the sandbox: Command, then Run. It is what the bash
-// tool needs (tools.Shell).
-func (s *Sandbox) Shell(ctx context.Context, command string, opts RunOptions) (Result, error) {
-	cmd, err := s.Command(ctx, command)
-	if err != nil {
-		return Result{}, err
-	}
-	return Run(ctx, cmd, opts)
-}
-
 // Run starts cmd (from Sandbox.Command, or any cmd passed to Prepare),
 // captures its combined output, stops its process group on timeout or when
 // ctx is done (SIGTERM, then SIGKILL after the grace), and before returning

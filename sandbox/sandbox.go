@@ -5,7 +5,9 @@
 // network unless configured, and no way to gain privileges.
 //
 // Rules:
-//  1. Probe at start-up what works and apply the strongest backend:
+//  1. Probe what works, at the first command or Status call (never for a
+//     run that does not use the sandbox, cached per kernel and binary),
+//     and apply the strongest backend:
 //     landlock (re-exec helper with Landlock, network/PID/IPC/UTS
 //     namespaces, a mount namespace with every mount read-only except the
 //     workspace and private directory, no_new_privs, capabilities dropped)
@@ -16,7 +18,7 @@
 //     ExitHelperFailed and never runs the command.
 //  4. Every command runs in its own session and process group, dies with
 //     the server (Pdeathsig), reads /dev/null and gets a scrubbed
-//     environment (ScrubEnv); Run kills the whole group when it returns.
+//     environment (FilterEnv: an allow-list); Run kills the whole group when it returns.
 package sandbox
 
 import (
@@ -27,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -47,12 +50,15 @@ type Options struct {
 	// route out. It turns off the Landlock TCP layer and only applies while
 	// the network-namespace layer is active. bwrap always allows it.
 	Loopback bool
-	// Protected lists paths relative to the workspace that commands may not
-	// change although they are inside it (git hooks and config, editor and
-	// agent settings: injection scenarios I02, I07-I10). nil means
-	// DefaultProtected; an empty non-nil slice protects nothing. Only paths
-	// that exist when a command starts are protected, and only with a mount
-	// namespace (landlock backend) or bwrap.
+	// Protected lists what commands may not change although it is inside
+	// the workspace (editor and agent settings, git's control files:
+	// injection scenarios I02, I07-I10). A name without a slash matches an
+	// entry of that name in the workspace root and three levels below it;
+	// ".git" means the git views of git.go; other entries are paths
+	// relative to the root. Existing entries are mounted read-only, and
+	// ones a command creates are removed when it ends. nil means
+	// DefaultProtected; an empty non-nil slice protects nothing. Needs a
+	// mount namespace (landlock backend) or bwrap.
 	Protected []string
 	// Backend forces a backend; BackendAuto picks the strongest working one.
 	// BackendNone disables confinement (Status then says so).
@@ -60,6 +66,17 @@ type Options struct {
 	// Grace is how long a cancelled command gets between SIGTERM and
 	// SIGKILL; zero means 2s.
 	Grace time.Duration
+	// Hide are absolute paths (globs allowed) commands cannot read: an
+	// empty directory or file is mounted over each. nil means
+	// DefaultHidden(Env). Needs a mount namespace (or bwrap).
+	Hide []string
+	// EnvAllow are names of variables passed to commands besides
+	// AllowedEnv (the user's [sandbox] env).
+	EnvAllow []string
+	// ProbeCache is the file caching the probe per kernel, binary and user
+	// (see lazy.go); empty means probe.json in StateDir, or no cache when
+	// StateDir is empty (doctor probes afresh).
+	ProbeCache string
 
 	// noNetNS keeps the host network namespace (tests of the Landlock TCP
 	// layer on its own).
@@ -68,8 +85,7 @@ type Options struct {
 
 // DefaultProtected are the workspace paths kept read-only by default.
 var DefaultProtected = []string{
-	".git/hooks", ".git/config", ".git/info", ".gitmodules",
-	".vscode", ".idea", ".zed", ".nvim.lua", ".exrc", ".envrc",
+	".git", ".gitmodules", ".vscode", ".idea", ".zed", ".nvim.lua", ".exrc", ".envrc",
 	".agent-lsp", ".mcp.json",
 }
 
@@ -78,22 +94,51 @@ type Sandbox struct {
 	opts    Options
 	dirs    privateDirs
 	ownDir  bool
-	status  Status
 	bash    string
 	selfExe string
+
+	// The backend is chosen lazily (see lazy.go): init runs probe once.
+	once    sync.Once
+	probe   func() Status
+	status  Status
+	initErr error
+
+	// mu serialises preparing and bringing back the git views (git.go).
+	mu sync.Mutex
 }
 
 // ErrUnavailable is returned by New when an explicitly requested backend
 // does not work on this machine.
 var ErrUnavailable = errors.New("sandbox backend unavailable")
 
-// New prepares a sandbox for opts.Workspace. It probes the machine (once per
-// process) and picks the backend.
+// New prepares a sandbox for opts.Workspace. It starts no process: the
+// machine is probed (or the cached probe read) at the first Command, Run,
+// Status or Err call, and the backend picked then.
 func New(opts Options) (*Sandbox, error) {
-	return newWithProbe(opts, Probe())
+	s, err := build(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.probe = func() Status { return cachedProbe(s.opts.ProbeCache) }
+	return s, nil
 }
 
+// newWithProbe is New with a known probe result (tests, and the probe
+// itself), chosen at once.
 func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
+	s, err := build(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.probe = func() Status { return probe }
+	if s.init(); s.initErr != nil {
+		s.Close() // a temporary state dir of its own must not outlive it
+		return nil, s.initErr
+	}
+	return s, nil
+}
+
+func build(opts Options) (*Sandbox, error) {
 	if opts.Workspace == "" {
 		return nil, errors.New("sandbox: no workspace")
 	}
@@ -117,16 +162,14 @@ func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
 	if opts.Env == nil {
 		opts.Env = os.Environ()
 	}
+	if opts.Hide == nil {
+		opts.Hide = DefaultHidden(opts.Env)
+	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	s := &Sandbox{opts: opts, bash: bash, selfExe: "/proc/self/exe"}
-	backend, err := choose(opts, probe)
-	if err != nil {
-		return nil, err
-	}
-	s.status = applied(probe, backend, opts)
 	state := opts.StateDir
 	if state == "" {
 		if state, err = os.MkdirTemp("", "agent-lsp-sandbox-"); err != nil {
@@ -134,14 +177,21 @@ func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
 		}
 		s.ownDir = true
 	}
-	if state, err = filepath.Abs(state); err == nil {
-		state, err = filepath.EvalSymlinks(state)
+	if abs, err := filepath.Abs(state); err == nil {
+		state = abs
+	}
+	real, err := filepath.EvalSymlinks(state)
+	if err == nil {
+		s.dirs, err = newPrivateDirs(real)
 	}
 	if err != nil {
+		if s.ownDir {
+			_ = os.RemoveAll(state)
+		}
 		return nil, fmt.Errorf("sandbox: state dir: %w", err)
 	}
-	if s.dirs, err = newPrivateDirs(state); err != nil {
-		return nil, fmt.Errorf("sandbox: state dir: %w", err)
+	if s.opts.ProbeCache == "" && !s.ownDir {
+		s.opts.ProbeCache = filepath.Join(state, "probe.json")
 	}
 	return s, nil
 }
@@ -227,7 +277,18 @@ func applied(p Status, b Backend, opts Options) Status {
 }
 
 // Status reports the backend and layers applied to this sandbox's commands.
-func (s *Sandbox) Status() Status { return s.status }
+// The first call probes the machine (or reads the cached probe).
+func (s *Sandbox) Status() Status {
+	s.init()
+	return s.status
+}
+
+// Err reports why the configured backend cannot be used (ErrUnavailable),
+// probing like Status; nil with BackendAuto, which falls back to none.
+func (s *Sandbox) Err() error {
+	s.init()
+	return s.initErr
+}
 
 // Workspace returns the resolved workspace directory.
 func (s *Sandbox) Workspace() string { return s.opts.Workspace }
@@ -249,23 +310,43 @@ func (s *Sandbox) Close() error {
 // whole group and, after the grace period, SIGKILL to the leader (which
 // takes a PID namespace down with it). Use Run to also get a timeout,
 // capped output and the guarantee that no process of the group survives.
+//
+// Command alone leaves the git views of the command in the state dir; use
+// Run, which brings the git state back when the command is over.
 func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error) {
-	env := commandEnv(s.opts.Env, s.opts.Workspace, s.dirs, s.opts.Network)
+	cmd, _, err := s.command(ctx, command)
+	return cmd, err
+}
+
+func (s *Sandbox) command(ctx context.Context, command string) (*exec.Cmd, *commandView, error) {
+	if s.init(); s.initErr != nil {
+		return nil, nil, s.initErr
+	}
+	var view *commandView
+	if s.status.Backend == BackendBwrap || s.status.Backend == BackendLandlock && s.status.MountNS {
+		v, err := s.prepareView()
+		if err != nil {
+			return nil, nil, fmt.Errorf("sandbox: %w", err)
+		}
+		view = v
+	}
+	execHook(s.status.Backend)
+	env := commandEnv(s.opts.Env, s.opts.EnvAllow, s.opts.Workspace, s.dirs, s.opts.Network)
 	var cmd *exec.Cmd
 	switch s.status.Backend {
 	case BackendLandlock:
-		spec, err := s.helperSpec(command)
+		spec, err := s.helperSpec(command, view)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cmd = exec.CommandContext(ctx, s.selfExe, HelperArg, spec)
 	case BackendBwrap:
-		cmd = exec.CommandContext(ctx, s.status.BwrapPath, s.bwrapArgs(command)...)
+		cmd = exec.CommandContext(ctx, s.status.BwrapPath, s.bwrapArgs(command, view)...)
 	case BackendNone:
 		cmd = exec.CommandContext(ctx, s.bash, "-c", command)
 		cmd.Args[0] = "bash"
 	default:
-		return nil, fmt.Errorf("sandbox: unknown backend %q", s.status.Backend)
+		return nil, nil, fmt.Errorf("sandbox: unknown backend %q", s.status.Backend)
 	}
 	cmd.Dir = s.opts.Workspace
 	cmd.Env = env
@@ -273,5 +354,5 @@ func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error
 	if s.status.Backend == BackendLandlock {
 		s.namespaces(cmd)
 	}
-	return cmd, nil
+	return cmd, view, nil
 }

@@ -53,7 +53,7 @@ func (p *BashParams) Validate() error {
 // run or cleaned up (cmdrun.ErrHelperFailed: it could not be confined),
 // not that it failed.
 type Shell interface {
-	Shell(ctx context.Context, command string, opts cmdrun.Options) (cmdrun.Result, error)
+	Run(ctx context.Context, command string, opts cmdrun.Options) (cmdrun.Result, error)
 }
 
 // BashOptions configure the bash tool.
@@ -73,16 +73,13 @@ type BashOptions struct {
 	// Sync, when set, is called before each command so that edits the
 	// editor holds in its buffers are on disk when the command reads them.
 	Sync Syncer
-	// Redact are secret values (the server's API key, tokens in its
-	// environment) replaced by [REDACTED] wherever a command's output
-	// shows them: the environment is scrubbed, but a command may still
-	// find a copy (a file, a process it can read).
-	Redact []string
+	// Redactor replaces secret values (the server's API key, tokens in
+	// its environment) in any cheap encoding wherever a command's output
+	// shows them, before it is cut or spilled: the environment is
+	// filtered, but a command may still find a copy (a file, a process it
+	// can read). The dispatcher's WithRedactor uses the same one.
+	Redactor *Redactor
 }
-
-// minRedact is the shortest value Redact replaces: shorter ones would
-// mangle ordinary output.
-const minRedact = 8
 
 // NewBash returns the bash tool: commands run through the sandbox in the
 // workspace, with a timeout, no stdin, a scrubbed environment and capped
@@ -121,7 +118,7 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 			return Errorf("not run: the files you edited could not be saved to disk first (%v), so the command would not see your edits; ask the user to save them", err), nil
 		}
 	}
-	res, err := opts.Shell.Shell(ctx, p.Command, cmdrun.Options{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
+	res, err := opts.Shell.Run(ctx, p.Command, cmdrun.Options{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
 	if errors.Is(err, cmdrun.ErrHelperFailed) {
 		return Result{}, fmt.Errorf("the sandbox could not confine the command, so it did not run (%v); see `agent-lsp doctor`", err)
 	}
@@ -156,7 +153,7 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 			b.WriteByte('\n')
 		}
 	}
-	for _, n := range notes {
+	for _, n := range append(notes, res.Notes...) {
 		b.WriteString("[" + n + "]\n")
 	}
 	return Result{Text: strings.TrimSuffix(b.String(), "\n"), IsError: res.ExitCode != 0 || res.TimedOut}, nil
@@ -168,9 +165,9 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 func bashOutput(res cmdrun.Result, opts BashOptions) (string, []string) {
 	var notes []string
 	out := res.Output
-	if red, n := redact(out, opts.Redact); n > 0 {
-		out = red
-		res.Output = red
+	if red, n := opts.Redactor.Redact(string(out)); n > 0 {
+		out = []byte(red)
+		res.Output = out
 		notes = append(notes, fmt.Sprintf("%d secret value(s) from agent-lsp's environment were replaced with [REDACTED]", n))
 	}
 	if !utf8.Valid(out) || bytes.IndexByte(out, 0) >= 0 {
@@ -195,19 +192,4 @@ func bashOutput(res cmdrun.Result, opts BashOptions) (string, []string) {
 		}
 	}
 	return shown, append(notes, note)
-}
-
-// redact replaces every occurrence of the secrets in out.
-func redact(out []byte, secrets []string) ([]byte, int) {
-	n := 0
-	for _, sec := range secrets {
-		if len(sec) < minRedact {
-			continue
-		}
-		if c := bytes.Count(out, []byte(sec)); c > 0 {
-			n += c
-			out = bytes.ReplaceAll(out, []byte(sec), []byte("[REDACTED]"))
-		}
-	}
-	return out, n
 }

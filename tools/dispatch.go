@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -67,6 +68,7 @@ type Dispatcher struct {
 	guardTimeout time.Duration
 	maxArgBytes  int
 	maxOutput    int
+	redactor     *Redactor
 	log          *slog.Logger
 }
 
@@ -323,8 +325,12 @@ func withNotes(r Result, notes []string) Result {
 	return r
 }
 
-// finish makes the text safe to send: valid UTF-8 (M47) and capped.
+// finish makes the text safe to send: valid UTF-8 (M47), without secrets
+// (WithRedactor) and capped.
 func (d *Dispatcher) finish(r Result) Result {
+	if red, n := d.redactor.Redact(r.Text); n > 0 {
+		r.Text = red + "\n[" + strconv.Itoa(n) + " secret value(s) were replaced with " + RedactedMark + "]"
+	}
 	if !utf8.ValidString(r.Text) {
 		r.Text = strings.ToValidUTF8(r.Text, "\uFFFD")
 		r = withNotes(r, []string{"binary output; invalid UTF-8 bytes were replaced with U+FFFD"})

@@ -80,6 +80,11 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 // never presented as fine.
 func sandboxReport(w io.Writer, ws string, cfg config.Config) {
 	sb, err := sandbox.New(harness.SandboxOptions(ws, "", cfg.Sandbox))
+	if err == nil {
+		if err = sb.Err(); err != nil { // probes afresh: no state dir, no cache
+			sb.Close()
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(w, "sandbox:   FAIL: %v\n", err)
 		if cfg.Sandbox.Backend == "" || cfg.Sandbox.Backend == "auto" {

@@ -36,4 +36,7 @@ type Result struct {
 	TimedOut bool
 	// Cancelled is true when ctx stopped the command.
 	Cancelled bool
+	// Notes say what the sandbox dropped or removed when the command was
+	// over (a planted .git/commondir, a new .vscode/tasks.json ...).
+	Notes []string
 }
