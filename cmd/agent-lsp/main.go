@@ -1,5 +1,6 @@
 // Command agent-lsp is a coding agent inside the editor: a language server
-// (`agent-lsp serve`, the default), a headless runner (`agent-lsp run`), and
+// (`agent-lsp serve`, the default), an ACP agent (`agent-lsp acp`), a
+// headless runner (`agent-lsp run`), and
 // helpers to inspect its setup (`doctor`, `version`).
 package main
 
@@ -35,6 +36,8 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serveCmd(args, stdin, stdout, stderr)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "acp":
+		return acpCmd(args, stdin, stdout, stderr)
 	case "policy":
 		return policyCmd(args, stdin, stdout, stderr)
 	case "sessions":
@@ -61,6 +64,7 @@ Usage:
   agent-lsp [serve]              run the language server over stdio (what editors start)
   agent-lsp run [flags] PROMPT   run one agent session headless ("-" reads the prompt from stdin)
   agent-lsp run --resume ID ...  continue a recorded session ("last" for the latest)
+  agent-lsp acp [flags]          speak the Agent Client Protocol over stdio (Zed, JetBrains, ACP plugins)
   agent-lsp sessions [--json]    list recorded sessions: id, age, size, first prompt
   agent-lsp replay SESSION       run a session's recorded model turns again and report differing tool results
   agent-lsp policy -- COMMAND    show what the permission rules say about a shell command, and why
