@@ -11,8 +11,11 @@ import (
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
-// binary is the real agent-lsp, built once.
-var binary string
+// binary is the real agent-lsp, built once with buildFlags.
+var (
+	binary     string
+	buildFlags []string
+)
 
 func TestMain(m *testing.M) {
 	// The bash tool's sandbox re-executes this test binary as its helper
@@ -23,7 +26,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "agent-lsp")
-	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/agent-lsp").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", binary, "../cmd/agent-lsp")...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}
