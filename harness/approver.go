@@ -14,6 +14,9 @@ type ApprovalRequest struct {
 	// Tool is the tool name; Subject the command or path it acts on.
 	Tool    string
 	Subject string
+	// CallID is the tool call's id (the one its events carry), so that a
+	// front-end can attach the prompt to the call it already shows.
+	CallID string
 	// Reason says why the engine asks (the rule or structural reason).
 	Reason string
 	// SessionRule is the generalised rule "Allow for this session" would

@@ -161,6 +161,9 @@ type SessionOptions struct {
 	// Tools are the front-end's own tools (the editor's diagnostics),
 	// offered and listed in the system prompt like the built-in ones.
 	Tools []*tools.Tool
+	// ReadOnly starts the session in read-only mode: no edits, no bash
+	// (Harness.SetReadOnly switches it later).
+	ReadOnly bool
 }
 
 // Build assembles one session's harness.
@@ -171,6 +174,6 @@ func (f *Factory) Build(o SessionOptions) (*Harness, error) {
 	}
 	return New(Options{
 		Root: f.opts.Root, Config: cfg, Workspace: o.Workspace, Approver: o.Approver, AskHint: o.AskHint,
-		StateDir: f.opts.StateDir, Log: f.opts.Log, Tools: o.Tools,
+		StateDir: f.opts.StateDir, Log: f.opts.Log, Tools: o.Tools, ReadOnly: o.ReadOnly,
 	})
 }

@@ -116,7 +116,7 @@ func (g *Guard) ask(ctx context.Context, a tools.Access, v verdict) tools.Decisi
 		hint := strings.ReplaceAll(g.opts.AskHint, "[permissions.TOOL]", "[permissions."+v.tool+"]")
 		return tools.Decision{Reason: "needs the user's approval (" + describe(v) + "), but " + hint}
 	}
-	req := ApprovalRequest{Tool: a.Tool, Subject: v.subject, Reason: reasonText(v), SessionRule: strings.Join(v.rules, "; ")}
+	req := ApprovalRequest{Tool: a.Tool, CallID: a.CallID, Subject: v.subject, Reason: reasonText(v), SessionRule: strings.Join(v.rules, "; ")}
 	ans, err := g.opts.Approver.Approve(ctx, req)
 	switch {
 	case err != nil:

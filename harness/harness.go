@@ -48,6 +48,8 @@ type Options struct {
 	Log *slog.Logger
 	// Tools are added to the built-in ones (a front-end's own tools).
 	Tools []*tools.Tool
+	// ReadOnly starts the session in read-only mode (SetReadOnly).
+	ReadOnly bool
 }
 
 // Harness is a wired agent and what it holds open.
@@ -83,6 +85,7 @@ type Harness struct {
 
 	root, model string
 	closers     []func() error
+	mode        *modeTools
 }
 
 // DefaultStateDir is $XDG_STATE_HOME/agent-lsp, or ~/.local/state/agent-lsp.
@@ -207,7 +210,7 @@ const spillKeep = 7 * 24 * time.Hour
 
 // New builds a harness.
 func New(opts Options) (_ *Harness, err error) {
-	h := &Harness{}
+	h := &Harness{mode: &modeTools{}}
 	defer func() {
 		if err != nil {
 			h.Close()
@@ -303,8 +306,10 @@ func New(opts Options) (_ *Harness, err error) {
 		tools.WithToolTimeout("bash", tools.BashMaxTimeout+time.Minute),
 	)
 	// Subagents (the task tool) get the read-only tools behind the same
-	// guard, and their own fresh context.
+	// guard, and their own fresh context; so does a read-only session.
 	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithRedactor(redactor))
+	h.mode.full, h.mode.ro = disp, tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithMaxOutput(1<<20), tools.WithRedactor(redactor))
+	h.mode.readOnly.Store(opts.ReadOnly)
 	provider := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,
@@ -335,8 +340,9 @@ func New(opts Options) (_ *Harness, err error) {
 		Root:     opts.Root,
 		Skills:   skills,
 		Subagent: &agent.SubagentConfig{Tools: subDisp},
+		Volatile: h.modeNote,
 	}
-	h.Tools, h.AgentConfig = disp, acfg
+	h.Tools, h.AgentConfig = h.mode, acfg
 	h.Agent = agent.New(provider, h.Tools, acfg)
 	h.System = agent.BuildSystemPrompt(opts.Root, append(h.Registry.Names(), agent.BuiltinNames(acfg)...), instructions, skills)
 	h.Store = agent.NewStore(SessionsDir(state), secrets(cfg)...)

@@ -94,6 +94,9 @@ type PromptParams struct {
 		URI string `json:"uri"`
 	} `json:"textDocument,omitempty"`
 	Range *Range `json:"range,omitempty"`
+	// Mode, when set, switches the session to "default" or "read-only"
+	// (no edits, no bash) for this prompt and the ones after it.
+	Mode string `json:"mode,omitempty"`
 }
 
 // PromptResult is agent/prompt's result: how the run ended.

@@ -47,9 +47,15 @@ type runLimits struct {
 // ($/cancelRequest), agent/cancel and the client going away all end the
 // run with reason "aborted", as a normal result.
 func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*PromptResult, error) {
+	if p.Mode != "" && p.Mode != harness.ModeDefault && p.Mode != harness.ModeReadOnly {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "mode %q: use %q or %q", p.Mode, harness.ModeDefault, harness.ModeReadOnly)
+	}
 	se, err := s.session(p.SessionID, lim)
 	if err != nil {
 		return nil, err
+	}
+	if p.Mode != "" {
+		se.h.SetReadOnly(p.Mode == harness.ModeReadOnly)
 	}
 	se.mu.Lock()
 	if se.running {

@@ -26,6 +26,17 @@ Examples:
   agent-lsp run --resume last "now add a test for it"
   agent-lsp run --json "list the TODOs" | jq .   # one JSON event a line
 `,
+	"acp": `Usage: agent-lsp acp [flags]
+
+Speaks the Agent Client Protocol (version 1) on stdin and stdout, for
+editors that start agents this way: Zed, the JetBrains IDEs, and ACP
+plugins for Neovim and Emacs. Logs go to stderr. The endpoint, model and
+key come from the usual configuration (docs/acp.md).
+
+Examples:
+  agent-lsp acp                         # what an editor's agent_servers entry runs
+  agent-lsp acp --approval-timeout 2m
+`,
 	"replay": `Usage: agent-lsp replay [flags] SESSION
 
 Runs the model turns recorded in SESSION again, in the session's own
@@ -102,6 +113,7 @@ Usage:
   agent-lsp policy -- COMMAND    show what the permission rules say about a command
   agent-lsp doctor               check the endpoint, model, workspace and sandbox
   agent-lsp serve                the language server over stdio (what editors start)
+  agent-lsp acp                  the Agent Client Protocol over stdio (Zed, JetBrains, ACP plugins)
   agent-lsp version              print the version
 
 Examples:

@@ -1,7 +1,8 @@
 // Command agent-lsp is a coding agent inside the editor: a language server
-// (`agent-lsp serve`, the default when stdin is not a terminal), a headless
-// runner (`agent-lsp run`), and helpers to inspect its setup and sessions
-// (`doctor`, `policy`, `sessions`, `replay`, `version`).
+// (`agent-lsp serve`, the default when stdin is not a terminal), an ACP
+// agent (`agent-lsp acp`), a headless runner (`agent-lsp run`), and helpers
+// to inspect its setup and sessions (`doctor`, `policy`, `sessions`,
+// `replay`, `version`).
 package main
 
 import (
@@ -42,6 +43,8 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serveCmd(args, stdin, stdout, stderr)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "acp":
+		return acpCmd(args, stdin, stdout, stderr)
 	case "policy":
 		return policyCmd(args, stdin, stdout, stderr)
 	case "sessions":

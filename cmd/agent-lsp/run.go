@@ -26,6 +26,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	common.register(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout")
 	resume := fs.String("resume", "", "continue a recorded session: its id, a unique prefix of it, or \"last\" (see agent-lsp sessions)")
+	mode := fs.String("mode", harness.ModeDefault, "session mode: default, or read-only (no edits, no bash: read, search, task and write_todos only)")
 	var ask askFlag
 	fs.Var(&ask, "ask", "answer calls that need approval: deny or allow (default: ask on the terminal when stdin is one, else deny)")
 	describe(fs, "run", stderr)
@@ -45,6 +46,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if prompt == "" {
 		fmt.Fprintln(stderr, "agent-lsp run: no prompt given")
 		fs.Usage()
+		return exitUsage
+	}
+	if *mode != harness.ModeDefault && *mode != harness.ModeReadOnly {
+		fmt.Fprintf(stderr, "agent-lsp run: --mode %q: use %s or %s\n", *mode, harness.ModeDefault, harness.ModeReadOnly)
 		return exitUsage
 	}
 	resumeID := ""
@@ -68,7 +73,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	approver, hint := approverFor(ask, stdin, con)
 	logger := slog.New(slog.NewTextHandler(con, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger})
+	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger, ReadOnly: *mode == harness.ModeReadOnly})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
