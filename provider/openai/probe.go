@@ -220,3 +220,15 @@ func writeJSON(path string, v any) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// ServerKind names the software behind an OpenAI-compatible endpoint.
+type ServerKind string
+
+// The servers the probe recognises.
+const (
+	ServerUnknown  ServerKind = ""
+	ServerOllama   ServerKind = "ollama"
+	ServerLlamaCpp ServerKind = "llama.cpp"
+	ServerVLLM     ServerKind = "vllm"
+	ServerLMStudio ServerKind = "lmstudio"
+)
