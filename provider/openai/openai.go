@@ -18,7 +18,7 @@
 //     inside the stream, counts keep-alive comments against a limit and
 //     cannot tell "data: [DONE]" from a cut connection; servers also
 //     disagree on tool-call deltas. sse.go reads the events and
-//     accumulator.go assembles them, checked against 46 recorded streams
+//     accumulator.go assembles them, checked against 61 recorded streams
 //     (corpus_test.go) and go-openai's own reader (reference_test.go).
 package openai
 

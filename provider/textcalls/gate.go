@@ -28,6 +28,7 @@ type Gate struct {
 	scanned int  // bytes searched for markers
 	line    int  // start of the line not yet known to be safe
 	lineOK  bool // the line at line opens no fence
+	inFence bool // inside a code block that holds no call (```go)
 	content bool // a non-space byte was seen
 }
 
@@ -122,7 +123,19 @@ func (g *Gate) lines(newFrom int) int {
 		if nl := bytes.IndexByte(head, '\n'); nl >= 0 {
 			head, complete = head[:nl+1], true
 		}
+		if bytes.HasPrefix(head, []byte("```")) && (g.inFence || complete || len(head) > 3) {
+			// A fence line: the close of a code block that holds no call,
+			// or the opening of one (```go) that cannot hold one.
+			if g.inFence || !isCallFence(head, complete) {
+				g.inFence = !g.inFence
+				g.lineOK = true
+				continue
+			}
+		}
 		for _, f := range fences {
+			if g.inFence {
+				break
+			}
 			if bytes.HasPrefix(head, []byte(f)) {
 				g.held = true
 				return g.line
@@ -136,6 +149,17 @@ func (g *Gate) lines(newFrom int) int {
 }
 
 const fenceWindow = 16
+
+// isCallFence says whether a fence line may open a call block; for an
+// incomplete line, whether it may still become one.
+func isCallFence(head []byte, complete bool) bool {
+	for _, f := range fences {
+		if bytes.HasPrefix(head, []byte(f)) || !complete && strings.HasPrefix(f, string(head)) {
+			return true
+		}
+	}
+	return false
+}
 
 // Text is everything pushed so far.
 func (g *Gate) Text() string { return string(g.buf) }
