@@ -13,8 +13,11 @@ const (
 	EndEmptyResponse   Ending = "empty_response"
 	EndMaxTokens       Ending = "max_tokens"
 	EndRefusal         Ending = "refusal"
-	EndAborted         Ending = "aborted"
-	EndError           Ending = "error"
+	// EndMalformedToolCall: the model wrote a tool call as text that could
+	// not be run, twice in a row (provider/textcalls).
+	EndMalformedToolCall Ending = "malformed_tool_call"
+	EndAborted           Ending = "aborted"
+	EndError             Ending = "error"
 )
 
 // Result is what a run returns.

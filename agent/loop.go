@@ -118,6 +118,10 @@ type run struct {
 	// warnedFull and warnedCut are set once the user was told compaction
 	// cannot help, or that the server seems to cut the prompt.
 	warnedFull, warnedCut bool
+	// warnedText is set once the user was told tool calls arrive as text;
+	// brokenCall after a broken one was answered with a correction
+	// (textcalls.go).
+	warnedText, brokenCall bool
 	streak                struct {
 		key   string
 		count int
@@ -201,6 +205,12 @@ func (r *run) loop(ctx context.Context) Result {
 				why = "the provider refused to answer (" + end.RawStopReason + ")"
 			}
 			return r.end(EndRefusal, why)
+		}
+
+		if retry, ending, why := r.textCalls(end.TextCalls, msg); ending != "" {
+			return r.end(ending, why)
+		} else if retry {
+			continue
 		}
 
 		if len(msg.ToolCalls) == 0 {

@@ -282,6 +282,8 @@ func New(opts Options) (_ *Harness, err error) {
 		APIKey:      cfg.APIKey,
 		Headers:     cfg.Headers,
 		IdleTimeout: cfg.IdleTimeout.Duration,
+		// Local models: tool calls written as text (issue 11).
+		NoTextToolCalls: !cfg.RecoverTextToolCalls(),
 	})
 
 	instructions, err := agent.LoadInstructions(opts.Root)
