@@ -122,7 +122,7 @@ type run struct {
 	// brokenCall after a broken one was answered with a correction
 	// (textcalls.go).
 	warnedText, brokenCall bool
-	streak                struct {
+	streak                 struct {
 		key   string
 		count int
 	}
