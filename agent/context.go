@@ -50,6 +50,9 @@ type ContextConfig struct {
 	// Off sends the full history every turn, as a baseline: no pruning,
 	// no compaction (results are still capped).
 	Off bool
+	// WindowHint names the server setting that raises the window, for
+	// the messages that say the prompt does not fit or was cut.
+	WindowHint string
 }
 
 func (c ContextConfig) withDefaults() ContextConfig {
@@ -69,7 +72,9 @@ func (c ContextConfig) withDefaults() ContextConfig {
 		c.KeepRecent = c.Window / 8
 	}
 	if c.MaxResultBytes <= 0 {
-		c.MaxResultBytes = 16 << 10
+		// An eighth of the window at four bytes a token, between 2 and 16
+		// KiB: 2 KiB at 4k, 4 KiB at 8k, 8 KiB at 16k, 16 KiB from 32k.
+		c.MaxResultBytes = min(max(c.Window/8*4, 2<<10), 16<<10)
 	}
 	return c
 }
