@@ -50,6 +50,9 @@ type ContextConfig struct {
 	// Off sends the full history every turn, as a baseline: no pruning,
 	// no compaction (results are still capped).
 	Off bool
+	// WindowHint names the server setting that raises the window, for
+	// the messages that say the prompt does not fit or was cut.
+	WindowHint string
 }
 
 func (c ContextConfig) withDefaults() ContextConfig {
@@ -69,7 +72,9 @@ func (c ContextConfig) withDefaults() ContextConfig {
 		c.KeepRecent = c.Window / 8
 	}
 	if c.MaxResultBytes <= 0 {
-		c.MaxResultBytes = 16 << 10
+		// An eighth of the window at four bytes a token, between 2 and 16
+		// KiB: 2 KiB at 4k, 4 KiB at 8k, 8 KiB at 16k, 16 KiB from 32k.
+		c.MaxResultBytes = min(max(c.Window/8*4, 2<<10), 16<<10)
 	}
 	return c
 }
@@ -124,10 +129,21 @@ func (e *Estimator) scale(raw int) int {
 }
 
 // Observe calibrates the estimator with the server's count for req. It
-// reports false when the count is under half the estimate: no tokenizer
-// packs eight bytes a token, so the server cut the prompt (Ollama does so
-// silently past its num_ctx) or counted only part of it. Such counts are
-// not used, lest compaction never start.
+// reports false when the count shows the server cut the prompt (Ollama
+// does so silently past its num_ctx), in two cases:
+//
+//  1. the count is under half the estimate: our estimate is four bytes a
+//     token, and tokenizers pack 3-4.5 bytes a token on prose, code and
+//     JSON (more tokens, not fewer, on other scripts), so even deeply
+//     indented code does not pack eight;
+//  2. the count is under 80% of the estimate and lands on a window size:
+//     within 5% under a power of two from 2048 to 131072. A server that
+//     truncates reports the window it cut to (Ollama logs "truncating
+//     input prompt limit=2048 prompt=3940 keep=5 new=2048",
+//     ed-donner/llm_engineering#80), and prose alone does not come 20%
+//     under our estimate.
+//
+// Such counts are not used, lest compaction never start.
 func (e *Estimator) Observe(req Request, promptTokens int) bool {
 	raw := RawTokens(req)
 	if promptTokens <= 0 || raw < 200 {
@@ -137,12 +153,26 @@ func (e *Estimator) Observe(req Request, promptTokens int) bool {
 	if r < 0.5 {
 		return raw < 2000
 	}
+	if r < 0.8 && onWindowSize(promptTokens) {
+		return false
+	}
 	// The latest request holds most of the earlier ones, so its ratio is
 	// the best guess for the next: no averaging.
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.ratio = min(r, 4)
 	return true
+}
+
+// onWindowSize says whether n is at most 5% under a common context
+// window (2048 ... 131072 tokens).
+func onWindowSize(n int) bool {
+	for w := 2048; w <= 131072; w *= 2 {
+		if n <= w && n >= w*95/100 {
+			return true
+		}
+	}
+	return false
 }
 
 // capResult cuts a result over the cap and saves its full text to the

@@ -13,6 +13,12 @@ const (
 	EndEmptyResponse   Ending = "empty_response"
 	EndMaxTokens       Ending = "max_tokens"
 	EndRefusal         Ending = "refusal"
+	// EndMalformedToolCall: the model wrote a tool call as text that could
+	// not be run, twice in a row (provider/textcalls).
+	EndMalformedToolCall Ending = "malformed_tool_call"
+	// EndContextTooSmall: the system prompt, the tool schemas and the
+	// user's prompt do not fit the model's context window.
+	EndContextTooSmall Ending = "context_too_small"
 	EndAborted         Ending = "aborted"
 	EndError           Ending = "error"
 )

@@ -17,6 +17,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/provider"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -66,6 +67,10 @@ type Config struct {
 	// NoBuiltins offers only the given Tools: no write_todos, read_skill
 	// or task (builtin.go). Subagents run this way.
 	NoBuiltins bool
+	// Notices are shown as warnings at the start of the agent's first run:
+	// what the probe learnt about the endpoint that the user should know
+	// (a small window, a model without declared tool support).
+	Notices []string
 }
 
 func (c Config) withDefaults() Config {
@@ -91,6 +96,7 @@ type Agent struct {
 	tools    Tools
 	cfg      Config
 	est      *Estimator
+	notices  sync.Once
 }
 
 // New returns an agent. tools may be nil for a tool-less chat.
@@ -118,7 +124,11 @@ type run struct {
 	// warnedFull and warnedCut are set once the user was told compaction
 	// cannot help, or that the server seems to cut the prompt.
 	warnedFull, warnedCut bool
-	streak                struct {
+	// warnedText is set once the user was told tool calls arrive as text;
+	// brokenCall after a broken one was answered with a correction
+	// (textcalls.go).
+	warnedText, brokenCall bool
+	streak                 struct {
 		key   string
 		count int
 	}
@@ -139,7 +149,15 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 	r.tools = r.builtins(a.tools)
 	if r.tools != nil {
 		r.specs = r.tools.Specs()
+		if r.cc.Window < SmallWindow {
+			r.specs = CompactSpecs(r.specs)
+		}
 	}
+	a.notices.Do(func() {
+		for _, n := range a.cfg.Notices {
+			obs(Event{Type: EvWarning, Text: n})
+		}
+	})
 	m := Message{Role: RoleUser, Content: prompt}
 	if !s.hasRequest() {
 		// The user's original request survives every compaction.
@@ -147,7 +165,11 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 	}
 	s.Append(m)
 	r.prompt = &m
-	r.res = r.loop(ctx)
+	if why := r.fitsAtStart(); why != "" {
+		r.res = r.end(EndContextTooSmall, why)
+	} else {
+		r.res = r.loop(ctx)
+	}
 	res := r.res
 	s.Transcript().end(res)
 	obs(Event{Type: EvEnd, Result: &res})
@@ -201,6 +223,12 @@ func (r *run) loop(ctx context.Context) Result {
 				why = "the provider refused to answer (" + end.RawStopReason + ")"
 			}
 			return r.end(EndRefusal, why)
+		}
+
+		if retry, ending, why := r.textCalls(end.TextCalls, msg); ending != "" {
+			return r.end(ending, why)
+		} else if retry {
+			continue
 		}
 
 		if len(msg.ToolCalls) == 0 {
@@ -288,7 +316,7 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 	}
 	if end.Usage.InputTokens > 0 && !r.a.est.Observe(req, end.Usage.InputTokens) && !r.warnedCut {
 		r.warnedCut = true
-		r.warn(fmt.Sprintf("the server counted %d prompt tokens for a prompt of about %d: it may be cutting the prompt to fit a smaller context window (for Ollama, raise OLLAMA_CONTEXT_LENGTH or num_ctx)", end.Usage.InputTokens, RawTokens(req)))
+		r.warn(r.cutWarning(end.Usage.InputTokens, RawTokens(req)))
 	}
 	return end, nil
 }
@@ -298,6 +326,23 @@ func (r *run) end(e Ending, why string) Result {
 	r.res.Reason = e
 	r.res.Error = why
 	return r.res
+}
+
+// cutWarning says the server counted far fewer prompt tokens than were
+// sent (Estimator.Observe): it cut the prompt to its window. On the first
+// request the model has not seen the system prompt or the tool schemas,
+// so its answer is not to be trusted; the warning comes before the loop
+// acts on that reply.
+func (r *run) cutWarning(counted, sent int) string {
+	fix := r.cc.WindowHint
+	if fix == "" {
+		fix = "raise the server's context window (for Ollama, OLLAMA_CONTEXT_LENGTH or num_ctx) and set context_window to match"
+	}
+	first := ""
+	if r.res.Turns == 1 {
+		first = "This was the first request: the model answered without seeing all of it (the system prompt and tool schemas come first and are cut first), so do not trust this answer. "
+	}
+	return fmt.Sprintf("the server counted %d prompt tokens for a prompt of about %d: it is cutting the prompt to fit a smaller context window than agent-lsp assumes (%d tokens). %sFix: %s", counted, sent, r.cc.Window, first, fix)
 }
 
 func (r *run) warn(text string) {

@@ -60,6 +60,11 @@ type Config struct {
 	// text goes to a file the model can read back (default 16384).
 	MaxResultBytes int `toml:"max_result_bytes"`
 
+	// TextToolCalls recovers tool calls a model writes as text instead of
+	// structured tool_calls (provider/textcalls); nil means on. false
+	// takes such replies as plain answers.
+	TextToolCalls *bool `toml:"text_tool_calls"`
+
 	// Sandbox is the [sandbox] table: how the bash tool's commands are
 	// confined.
 	Sandbox Sandbox `toml:"sandbox"`
@@ -251,6 +256,9 @@ func (c *Config) mergeWorkspace(ws Config) {
 	set(&c.ContextWindow, ws.ContextWindow)
 	set(&c.CompactAt, ws.CompactAt)
 	set(&c.MaxResultBytes, ws.MaxResultBytes)
+	if ws.TextToolCalls != nil {
+		c.TextToolCalls = ws.TextToolCalls
+	}
 	if ws.Sandbox.networkOff {
 		c.Sandbox.Network = false
 	}
@@ -263,6 +271,10 @@ func set[T comparable](dst *T, v T) {
 		*dst = v
 	}
 }
+
+// RecoverTextToolCalls reports whether tool calls written as text are
+// recovered (the default).
+func (c Config) RecoverTextToolCalls() bool { return c.TextToolCalls == nil || *c.TextToolCalls }
 
 func firstEnv(getenv func(string) string, names ...string) string {
 	for _, n := range names {

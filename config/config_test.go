@@ -205,3 +205,21 @@ func TestSandboxTable(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 }
+
+func TestTextToolCallsKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, _, err := Load(Sources{Workspace: dir, Getenv: env(map[string]string{"XDG_CONFIG_HOME": dir})})
+	if err != nil || !cfg.RecoverTextToolCalls() {
+		t.Fatalf("default: recover=%v, %v", cfg.RecoverTextToolCalls(), err)
+	}
+	user := filepath.Join(dir, "user.toml")
+	write(t, user, "text_tool_calls = false\n")
+	if cfg, _, err = Load(Sources{UserFile: user, Getenv: env(nil)}); err != nil || cfg.RecoverTextToolCalls() {
+		t.Errorf("user file off: recover=%v, %v", cfg.RecoverTextToolCalls(), err)
+	}
+	write(t, WorkspaceFile(dir), "text_tool_calls = true\n")
+	if cfg, _, err = Load(Sources{UserFile: user, Workspace: dir, Getenv: env(nil)}); err != nil || !cfg.RecoverTextToolCalls() {
+		t.Errorf("workspace on: recover=%v, %v", cfg.RecoverTextToolCalls(), err)
+	}
+}

@@ -310,12 +310,22 @@ func New(opts Options) (_ *Harness, err error) {
 	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithRedactor(redactor))
 	h.mode.full, h.mode.ro = disp, tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithMaxOutput(1<<20), tools.WithRedactor(redactor))
 	h.mode.readOnly.Store(opts.ReadOnly)
+	// Local models (issue 11): what the endpoint is, its window and tool
+	// support, for messages that name the right setting.
+	ep := probeEndpoint(cfg, state, log)
+	window := cfg.ContextWindow
+	if window <= 0 {
+		window = ep.Window
+	}
 	provider := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,
 		APIKey:      cfg.APIKey,
 		Headers:     cfg.Headers,
 		IdleTimeout: cfg.IdleTimeout.Duration,
+		// Local models: tool calls written as text (issue 11).
+		NoTextToolCalls: !cfg.RecoverTextToolCalls(),
+		Server:          ep.Server,
 	})
 
 	instructions, err := agent.LoadInstructions(opts.Root)
@@ -332,10 +342,12 @@ func New(opts Options) (_ *Harness, err error) {
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxTokens:    cfg.MaxTokens,
 		Context: agent.ContextConfig{
-			Window:         contextWindow(cfg, state, log),
+			Window:         window,
 			CompactAt:      cfg.CompactAt,
 			MaxResultBytes: cfg.MaxResultBytes,
+			WindowHint:     openai.WindowSetting(ep.Server),
 		},
+		Notices:  endpointNotices(cfg, ep, window),
 		Spill:    h.Spill,
 		Root:     opts.Root,
 		Skills:   skills,
@@ -402,21 +414,35 @@ func (h *Harness) HasSession(id string) bool {
 	return err == nil
 }
 
-// contextWindow is the configured window, else the one the server reports
-// (probed once and cached for a day), else 0 for the default.
-func contextWindow(cfg config.Config, state string, log *slog.Logger) int {
-	if cfg.ContextWindow > 0 {
-		return cfg.ContextWindow
-	}
+// probeEndpoint asks the server what it is, the model's window and its
+// tool support, with the configured key and headers (probed once and
+// cached for a day). A failed probe leaves what it learnt (the server
+// kind, perhaps) and no window.
+func probeEndpoint(cfg config.Config, state string, log *slog.Logger) openai.Endpoint {
 	cache := &openai.WindowCache{Path: filepath.Join(state, "windows.json"), TTL: 24 * time.Hour}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	n, err := cache.Window(ctx, &http.Client{Timeout: 3 * time.Second}, cfg.BaseURL, cfg.Model, cfg.APIKey)
+	ep, err := cache.Endpoint(ctx, &http.Client{Timeout: 3 * time.Second}, cfg.BaseURL, cfg.Model, openai.Auth{APIKey: cfg.APIKey, Headers: cfg.Headers})
 	if err != nil {
 		log.Debug("Context window not probed; using the default", "err", err)
-		return 0
 	}
-	return n
+	return ep
+}
+
+// endpointNotices are the warnings the first run shows about the endpoint.
+func endpointNotices(cfg config.Config, ep openai.Endpoint, window int) []string {
+	var out []string
+	if ep.Tools == openai.SupportNo {
+		out = append(out, fmt.Sprintf("%s does not declare tool support on %s: its tool calls may arrive as text (agent-lsp recovers the usual formats) or not at all; a model that lists tools works better", cfg.Model, ep.Server))
+	}
+	if window > 0 && window < agent.SmallWindow {
+		src := ep.WindowSource
+		if cfg.ContextWindow > 0 {
+			src = "context_window in the configuration"
+		}
+		out = append(out, fmt.Sprintf("%s runs with a %d-token context window (%s): agent-lsp shortens the tool descriptions and caps tool results to fit; to give it more room, %s", cfg.Model, window, src, openai.WindowSetting(ep.Server)))
+	}
+	return out
 }
 
 // secrets are the values no transcript may hold.

@@ -100,4 +100,22 @@ type MessageEnd struct {
 	// are in Message.ToolCalls with empty Arguments; the loop must answer
 	// them with an error result instead of running them.
 	TruncatedCalls []string
+	// TextCalls is set when the reply had no structured tool call but its
+	// text held a tool-call envelope (provider/textcalls): the calls it
+	// recovered are in Message.ToolCalls, or, when the envelope was
+	// broken, Problem says what was wrong and Message.ToolCalls is empty.
+	TextCalls *TextCalls
+}
+
+// TextCalls reports tool calls the model wrote as text.
+type TextCalls struct {
+	// Family names the text protocol, e.g. "hermes <tool_call>".
+	Family string
+	// Recovered counts the calls moved into Message.ToolCalls.
+	Recovered int
+	// Problem says why the envelope could not be run, in words for the
+	// model; empty when every call was recovered.
+	Problem string
+	// Hint names the likely cause and the setting to change, for the user.
+	Hint string
 }

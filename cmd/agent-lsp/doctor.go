@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/config"
 	"github.com/agent-lsp/agent-lsp/harness"
 	"github.com/agent-lsp/agent-lsp/provider/openai"
@@ -55,7 +56,8 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	models, err := openai.ListModels(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.BaseURL, cfg.APIKey)
+	auth := openai.Auth{APIKey: cfg.APIKey, Headers: cfg.Headers}
+	models, err := openai.ListModels(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.BaseURL, auth)
 	switch {
 	case err != nil:
 		ok = false
@@ -68,10 +70,53 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "server:    answers, but does not list model %q; it serves: %s\n", cfg.Model, strings.Join(first(models, 10), ", "))
 		fmt.Fprintf(stdout, "           Choose one with --model or AGENT_LSP_MODEL (for Ollama: `ollama pull %s`).\n", cfg.Model)
 	}
+	if err == nil {
+		endpointReport(ctx, stdout, cfg, auth)
+	}
 	if ok {
 		return exitOK
 	}
 	return exitFail
+}
+
+// endpointReport prints what the probe learns about the server and the
+// model: the server kind, the context window and whether the model
+// declares tool support (local models, issue 11). It probes afresh: the
+// cache the runs use may be a day old.
+func endpointReport(ctx context.Context, w io.Writer, cfg config.Config, auth openai.Auth) {
+	ep, err := openai.Probe(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.BaseURL, cfg.Model, auth)
+	kind := string(ep.Server)
+	if kind == "" {
+		kind = "unknown (an OpenAI-compatible server that is not Ollama, llama.cpp, vLLM or LM Studio)"
+	}
+	fmt.Fprintf(w, "kind:      %s\n", kind)
+	switch {
+	case cfg.ContextWindow > 0:
+		fmt.Fprintf(w, "window:    %d tokens (context_window in the configuration; the server reports %d)\n", cfg.ContextWindow, ep.Window)
+	case err != nil:
+		fmt.Fprintf(w, "window:    unknown: %v (agent-lsp assumes %d)\n", err, agent.DefaultWindow)
+	default:
+		fmt.Fprintf(w, "window:    %d tokens (%s)\n", ep.Window, ep.WindowSource)
+	}
+	if ep.NativeWindow > 0 && ep.NativeWindow != ep.Window {
+		fmt.Fprintf(w, "           the model itself supports %d tokens\n", ep.NativeWindow)
+	}
+	if n := max(cfg.ContextWindow, ep.Window); n > 0 && n < agent.SmallWindow {
+		fmt.Fprintf(w, "           small: tool descriptions are shortened and results capped; to raise it, %s\n", openai.WindowSetting(ep.Server))
+	}
+	switch ep.Tools {
+	case openai.SupportYes:
+		fmt.Fprintln(w, "tools:     the model declares tool support")
+	case openai.SupportNo:
+		fmt.Fprintln(w, "tools:     the model does NOT declare tool support: its tool calls may arrive as text (recovered when possible) or not at all")
+	default:
+		fmt.Fprintln(w, "tools:     unknown (the server does not say whether the model supports tools)")
+	}
+	if cfg.RecoverTextToolCalls() {
+		fmt.Fprintln(w, "           tool calls written as text are recovered (text_tool_calls = false turns it off)")
+	} else {
+		fmt.Fprintln(w, "           tool calls written as text are not recovered (text_tool_calls = false)")
+	}
 }
 
 // sandboxReport prints how the bash tool's commands would be confined, and

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/provider"
+	"github.com/agent-lsp/agent-lsp/provider/textcalls"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // Limits on what one reply may accumulate. A call over a limit is kept (so
@@ -34,7 +36,12 @@ type callAcc struct {
 // message. It parses raw JSON itself because servers disagree on the shape
 // of tool-call deltas (see the rules on addToolCall).
 type accumulator struct {
+	// text is the answer text after inline thinking was split out; the
+	// gate decides how much of it is shown before the end (textcalls).
 	text, reasoning, refusal strings.Builder
+	think                    thinkSplit
+	gate                     *textcalls.Gate
+	opts                     accOptions
 
 	calls   []*callAcc
 	byIndex map[int]*callAcc
@@ -47,8 +54,27 @@ type accumulator struct {
 	chunks     int // data lines decoded
 }
 
-func newAccumulator() *accumulator {
-	return &accumulator{byIndex: map[int]*callAcc{}, byID: map[string]*callAcc{}}
+// accOptions say what the accumulator does with the text.
+type accOptions struct {
+	// specs are the request's tools: with textCalls set, a reply without
+	// structured calls is searched for calls written as text.
+	specs     []tools.Spec
+	textCalls bool
+	// expectThink: the model may think without an opening tag.
+	expectThink bool
+	// hint is the user-facing cause and setting for calls written as text.
+	hint string
+}
+
+func newAccumulator() *accumulator { return newAccumulatorOpts(accOptions{}) }
+
+func newAccumulatorOpts(o accOptions) *accumulator {
+	a := &accumulator{byIndex: map[int]*callAcc{}, byID: map[string]*callAcc{}, opts: o}
+	a.think.expectOpen = o.expectThink
+	if o.textCalls && len(o.specs) > 0 {
+		a.gate = &textcalls.Gate{}
+	}
+	return a
 }
 
 // streamError is an error object the server sent inside the stream.
@@ -104,15 +130,8 @@ func (a *accumulator) addChoice(ch *rawChoice, evs []provider.StreamEvent) []pro
 	if len(d.Content) == 0 && ch.Text != nil {
 		text = *ch.Text // completions-style choices[].text without delta.content
 	}
-	r += thinking
-	if r != "" {
-		a.reasoning.WriteString(r)
-		evs = append(evs, provider.StreamEvent{Type: provider.EventReasoningDelta, Text: r})
-	}
-	if text != "" {
-		a.text.WriteString(text)
-		evs = append(evs, provider.StreamEvent{Type: provider.EventTextDelta, Text: text})
-	}
+	inline, text := a.think.push(text)
+	evs = a.emit(evs, r+thinking+inline, text)
 	if d.Refusal != nil {
 		a.refusal.WriteString(*d.Refusal)
 	}
@@ -126,6 +145,26 @@ func (a *accumulator) addChoice(ch *rawChoice, evs []provider.StreamEvent) []pro
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		a.finish = *ch.FinishReason
 		a.finishSeen = true
+	}
+	return evs
+}
+
+// emit records reasoning and answer text and returns their events; the
+// gate may hold answer text back until the end.
+func (a *accumulator) emit(evs []provider.StreamEvent, reasoning, text string) []provider.StreamEvent {
+	if reasoning != "" {
+		a.reasoning.WriteString(reasoning)
+		evs = append(evs, provider.StreamEvent{Type: provider.EventReasoningDelta, Text: reasoning})
+	}
+	if text == "" {
+		return evs
+	}
+	a.text.WriteString(text)
+	if a.gate != nil {
+		text = a.gate.Push(text)
+	}
+	if text != "" {
+		evs = append(evs, provider.StreamEvent{Type: provider.EventTextDelta, Text: text})
 	}
 	return evs
 }
@@ -222,12 +261,16 @@ func (a *accumulator) syntheticID(pos int) string {
 	return id
 }
 
-// end assembles the reply. Complete tool calls are authoritative: a reply
-// with calls that the server ended with "stop" (Ollama, vLLM) is
-// StopToolCalls, RawStopReason keeps "stop". A reply without a finish
-// reason (it ended with [DONE]) is StopEndTurn or StopToolCalls. A refusal
-// text makes it StopRefusal.
-func (a *accumulator) end() *provider.MessageEnd {
+// end assembles the reply and returns the text the gate still held, as
+// events to send before the MessageEnd. Complete tool calls are
+// authoritative: a reply with calls that the server ended with "stop"
+// (Ollama, vLLM) is StopToolCalls, RawStopReason keeps "stop". A reply
+// without a finish reason (it ended with [DONE]) is StopEndTurn or
+// StopToolCalls. A refusal text makes it StopRefusal. A reply without
+// structured calls may have written them as text (textcalls.go).
+func (a *accumulator) end() ([]provider.StreamEvent, *provider.MessageEnd) {
+	r, t := a.think.end()
+	evs := a.emit(nil, r, t)
 	m := &provider.MessageEnd{
 		Message: provider.Message{
 			Role:      provider.RoleAssistant,
@@ -252,11 +295,12 @@ func (a *accumulator) end() *provider.MessageEnd {
 		}
 		m.Message.ToolCalls = append(m.Message.ToolCalls, tc)
 	}
+	evs = a.finishText(m, evs)
 	m.StopReason = normaliseStop(a.finish, len(m.Message.ToolCalls) > 0)
 	if m.Refusal != "" && m.StopReason == provider.StopEndTurn {
 		m.StopReason = provider.StopRefusal
 	}
-	return m
+	return evs, m
 }
 
 func normaliseStop(raw string, haveCalls bool) provider.StopReason {

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -77,8 +78,8 @@ func wantStop(w corpusWant, raw string) provider.StopReason {
 func TestOpenAICorpus(t *testing.T) {
 	t.Parallel()
 	rows := corpusRows(t)
-	if len(rows) != 46 {
-		t.Fatalf("INDEX.tsv has %d rows, want 46", len(rows))
+	if len(rows) != 61 {
+		t.Fatalf("INDEX.tsv has %d rows, want 61", len(rows))
 	}
 	for _, row := range rows {
 		t.Run(strings.TrimSuffix(row.file, ".sse"), func(t *testing.T) {
@@ -112,8 +113,11 @@ func TestOpenAICorpus(t *testing.T) {
 					rw.(http.Flusher).Flush()
 					b = b[n:]
 				}
-			}, Config{})
-			r := collect(t, p)
+			}, Config{Model: rowModel(row.server)})
+			// Every row is replayed with tools offered, so that calls
+			// written as text are recovered (rows 047-061) and no other
+			// row's text is mistaken for one.
+			r := collectReq(t, context.Background(), p, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}, Tools: corpusTools(t)})
 			checkText(t, w, "reasoning", r.reasoning)
 			checkText(t, w, "text", r.text)
 			raw := strings.TrimSuffix(w.fields["finish"], "null")
@@ -136,6 +140,7 @@ func TestOpenAICorpus(t *testing.T) {
 			}
 			end := mustEnd(t, r)
 			checkText(t, w, "refusal", end.Refusal)
+			checkTextCalls(t, w, end.TextCalls)
 			if len(end.Message.ToolCalls) != len(w.calls) {
 				t.Fatalf("calls\n got %q\nwant %q", end.Message.ToolCalls, w.calls)
 			}
@@ -225,7 +230,7 @@ func FuzzAccumulator(f *testing.F) {
 				}
 			}
 		}
-		end := a.end()
+		_, end := a.end()
 		calls := end.Message.ToolCalls
 		if len(calls) > deltas {
 			t.Fatalf("%d calls from %d tool-call deltas", len(calls), deltas)

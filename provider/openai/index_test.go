@@ -184,7 +184,7 @@ func parseCalls(s string) ([]provider.ToolCall, int, error) {
 	}
 }
 
-type corpusRow struct{ file, want string }
+type corpusRow struct{ file, want, server string }
 
 func corpusRows(t testing.TB) []corpusRow {
 	f, err := os.Open(filepath.Join("testdata", "streams", "INDEX.tsv"))
@@ -200,7 +200,7 @@ func corpusRows(t testing.TB) []corpusRow {
 		if len(cols) < 4 || cols[0] == "file" {
 			continue
 		}
-		rows = append(rows, corpusRow{cols[0], cols[3]})
+		rows = append(rows, corpusRow{cols[0], cols[3], cols[1]})
 	}
 	return rows
 }

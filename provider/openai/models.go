@@ -10,11 +10,11 @@ import (
 
 // ListModels asks an OpenAI-compatible server which models it serves
 // (GET {baseURL}/models). Used by `agent-lsp doctor`.
-func ListModels(ctx context.Context, client *http.Client, baseURL, apiKey string) ([]string, error) {
+func ListModels(ctx context.Context, client *http.Client, baseURL string, auth Auth) ([]string, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	body, err := probeGet(ctx, client, http.MethodGet, strings.TrimRight(baseURL, "/")+"/models", apiKey, nil)
+	body, err := probeGet(ctx, client, http.MethodGet, strings.TrimRight(baseURL, "/")+"/models", auth, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@
 //     inside the stream, counts keep-alive comments against a limit and
 //     cannot tell "data: [DONE]" from a cut connection; servers also
 //     disagree on tool-call deltas. sse.go reads the events and
-//     accumulator.go assembles them, checked against 46 recorded streams
+//     accumulator.go assembles them, checked against 61 recorded streams
 //     (corpus_test.go) and go-openai's own reader (reference_test.go).
 package openai
 
@@ -57,6 +57,12 @@ type Config struct {
 	// RetryBaseDelay is the first backoff delay, doubled per retry and
 	// jittered; 0 means 1s. Retry-After from the server wins.
 	RetryBaseDelay time.Duration
+	// NoTextToolCalls turns off the recovery of tool calls written as
+	// text (provider/textcalls): such replies are then plain answers.
+	NoTextToolCalls bool
+	// Server is the kind of server, as Probe found it (ServerOllama, ...),
+	// so that messages name the right setting; empty when unknown.
+	Server ServerKind
 }
 
 // Client is the Provider for one server and model.
@@ -117,7 +123,13 @@ func (p *Client) Stream(ctx context.Context, req provider.Request) (provider.Str
 	p.mu.Lock()
 	body := p.enc.body(p.cfg.Model, req)
 	p.mu.Unlock()
-	s := &stream{p: p, ctx: ctx, body: body, acc: newAccumulator()}
+	acc := newAccumulatorOpts(accOptions{
+		specs:       req.Tools,
+		textCalls:   !p.cfg.NoTextToolCalls,
+		expectThink: reasoningModel(p.cfg.Model),
+		hint:        textCallHint(p.cfg.Server, p.cfg.Model),
+	})
+	s := &stream{p: p, ctx: ctx, body: body, acc: acc}
 	if err := s.open(); err != nil {
 		return nil, err
 	}

@@ -67,8 +67,13 @@ func collect(t *testing.T, p provider.Provider) reply {
 
 func collectCtx(t *testing.T, ctx context.Context, p provider.Provider) reply {
 	t.Helper()
+	return collectReq(t, ctx, p, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
+}
+
+func collectReq(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) reply {
+	t.Helper()
 	var r reply
-	s, err := p.Stream(ctx, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
+	s, err := p.Stream(ctx, req)
 	if err != nil {
 		r.err = err
 		return r

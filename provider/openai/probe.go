@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,43 +17,21 @@ import (
 
 // ProbeContextWindow asks the server behind an OpenAI-compatible base URL
 // for the model's context window, in tokens, and says where the number
-// came from. In order:
-//
-//  1. Ollama's GET /api/ps: the context_length the loaded model runs with;
-//  2. Ollama's POST /api/show: num_ctx from the parameters, else the
-//     model's own context_length (the server may run it with less:
-//     OLLAMA_CONTEXT_LENGTH, which defaults to 4k on small GPUs);
-//  3. llama.cpp's GET /props: n_ctx.
-//
-// Other servers do not say; the error then tells the user to set it.
+// came from (see Probe for the order).
 func ProbeContextWindow(ctx context.Context, client *http.Client, baseURL, model, apiKey string) (int, string, error) {
-	if client == nil {
-		client = http.DefaultClient
-	}
-	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
-	if data, err := probeGet(ctx, client, http.MethodGet, root+"/api/ps", apiKey, nil); err == nil {
-		if n := ollamaRunning(data, model); n > 0 {
-			return n, "ollama /api/ps", nil
-		}
-	}
-	body, _ := json.Marshal(map[string]string{"model": model, "name": model})
-	if data, err := probeGet(ctx, client, http.MethodPost, root+"/api/show", apiKey, body); err == nil {
-		if n := ollamaWindow(data); n > 0 {
-			return n, "ollama /api/show", nil
-		}
-	}
-	if data, err := probeGet(ctx, client, http.MethodGet, root+"/props", apiKey, nil); err == nil {
-		if n := llamaCppWindow(data); n > 0 {
-			return n, "llama.cpp /props", nil
-		}
-	}
-	if ctx.Err() != nil {
-		return 0, "", ctx.Err()
-	}
-	return 0, "", fmt.Errorf("%s does not report the context window of %s; set context_window in the configuration", baseURL, model)
+	ep, err := Probe(ctx, client, baseURL, model, Auth{APIKey: apiKey})
+	return ep.Window, ep.WindowSource, err
 }
 
-func probeGet(ctx context.Context, client *http.Client, method, url, apiKey string, body []byte) ([]byte, error) {
+// Auth is what every probe request carries: the API key and the
+// configured extra headers, so that an endpoint behind an authenticating
+// proxy is probed as it is called.
+type Auth struct {
+	APIKey  string
+	Headers map[string]string
+}
+
+func probeGet(ctx context.Context, client *http.Client, method, url string, auth Auth, body []byte) ([]byte, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -66,8 +43,11 @@ func probeGet(ctx context.Context, client *http.Client, method, url, apiKey stri
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
+	if auth.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+auth.APIKey)
+	}
+	for k, v := range auth.Headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -110,35 +90,6 @@ func ollamaRunning(data []byte, model string) int {
 	return 0
 }
 
-// ollamaWindow reads num_ctx from the parameters text, else
-// <arch>.context_length from model_info.
-func ollamaWindow(data []byte) int {
-	var show struct {
-		Parameters string                     `json:"parameters"`
-		ModelInfo  map[string]json.RawMessage `json:"model_info"`
-	}
-	if json.Unmarshal(data, &show) != nil {
-		return 0
-	}
-	for _, line := range strings.Split(show.Parameters, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "num_ctx" {
-			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
-				return n
-			}
-		}
-	}
-	for k, v := range show.ModelInfo {
-		if strings.HasSuffix(k, ".context_length") {
-			var n float64
-			if json.Unmarshal(v, &n) == nil && n > 0 {
-				return int(n)
-			}
-		}
-	}
-	return 0
-}
-
 // llamaCppWindow reads default_generation_settings.n_ctx, or a top-level
 // n_ctx.
 func llamaCppWindow(data []byte) int {
@@ -157,7 +108,7 @@ func llamaCppWindow(data []byte) int {
 	return int(props.NCtx)
 }
 
-// WindowCache remembers probed context windows per server and model, in
+// WindowCache remembers probed endpoints per server and model, in
 // memory and, when Path is set, in a JSON file, so a server is probed
 // once, not on every start. Entries older than TTL (if set) are probed
 // again: the user may have restarted Ollama with a larger context.
@@ -171,11 +122,24 @@ type WindowCache struct {
 type windowEntry struct {
 	Tokens int       `json:"tokens"`
 	Probed time.Time `json:"probed"`
+	// The rest of the Endpoint; absent in caches written before.
+	Source string     `json:"source,omitempty"`
+	Server ServerKind `json:"server,omitempty"`
+	Native int        `json:"native,omitempty"`
+	Tools  Support    `json:"tools,omitempty"`
 }
 
 // Window returns the cached window of model at baseURL, probing it on a
 // miss. A failed probe is not cached.
-func (c *WindowCache) Window(ctx context.Context, client *http.Client, baseURL, model, apiKey string) (int, error) {
+func (c *WindowCache) Window(ctx context.Context, client *http.Client, baseURL, model string, auth Auth) (int, error) {
+	ep, err := c.Endpoint(ctx, client, baseURL, model, auth)
+	return ep.Window, err
+}
+
+// Endpoint returns what the cache knows of model at baseURL, probing it
+// on a miss (or when the entry is older than TTL). A probe that found no
+// window is not cached.
+func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL, model string, auth Auth) (Endpoint, error) {
 	key := strings.TrimRight(baseURL, "/") + " " + model
 	c.mu.Lock()
 	if c.m == nil {
@@ -189,21 +153,21 @@ func (c *WindowCache) Window(ctx context.Context, client *http.Client, baseURL, 
 	e, ok := c.m[key]
 	c.mu.Unlock()
 	if ok && e.Tokens > 0 && (c.TTL <= 0 || time.Since(e.Probed) < c.TTL) {
-		return e.Tokens, nil
+		return Endpoint{Server: e.Server, Window: e.Tokens, WindowSource: e.Source, NativeWindow: e.Native, Tools: e.Tools}, nil
 	}
-	n, _, err := ProbeContextWindow(ctx, client, baseURL, model, apiKey)
+	ep, err := Probe(ctx, client, baseURL, model, auth)
 	if err != nil {
-		return 0, err
+		return ep, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m[key] = windowEntry{Tokens: n, Probed: time.Now().UTC()}
+	c.m[key] = windowEntry{Tokens: ep.Window, Probed: time.Now().UTC(), Source: ep.WindowSource, Server: ep.Server, Native: ep.NativeWindow, Tools: ep.Tools}
 	if c.Path != "" {
 		if err := writeJSON(c.Path, c.m); err != nil {
-			return n, errors.Join(errors.New("could not save the window cache"), err)
+			return ep, errors.Join(errors.New("could not save the window cache"), err)
 		}
 	}
-	return n, nil
+	return ep, nil
 }
 
 func writeJSON(path string, v any) error {
@@ -220,3 +184,15 @@ func writeJSON(path string, v any) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// ServerKind names the software behind an OpenAI-compatible endpoint.
+type ServerKind string
+
+// The servers the probe recognises.
+const (
+	ServerUnknown  ServerKind = ""
+	ServerOllama   ServerKind = "ollama"
+	ServerLlamaCpp ServerKind = "llama.cpp"
+	ServerVLLM     ServerKind = "vllm"
+	ServerLMStudio ServerKind = "lmstudio"
+)

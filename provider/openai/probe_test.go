@@ -69,16 +69,98 @@ func TestWindowCacheProbesOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "windows.json")
 	c := &openai.WindowCache{Path: path}
 	for range 3 {
-		if n, err := c.Window(context.Background(), srv.Client(), srv.URL+"/v1", "m", ""); err != nil || n != 8192 {
+		if n, err := c.Window(context.Background(), srv.Client(), srv.URL+"/v1", "m", openai.Auth{}); err != nil || n != 8192 {
 			t.Fatalf("Window = %d, %v", n, err)
 		}
 	}
 	// A new process reads the file instead of probing.
 	c2 := &openai.WindowCache{Path: path}
-	if n, err := c2.Window(context.Background(), srv.Client(), srv.URL+"/v1", "m", ""); err != nil || n != 8192 {
+	if n, err := c2.Window(context.Background(), srv.Client(), srv.URL+"/v1", "m", openai.Auth{}); err != nil || n != 8192 {
 		t.Fatalf("Window from file = %d, %v", n, err)
 	}
 	if hits.Load() != 1 {
 		t.Errorf("probed %d times, want 1", hits.Load())
+	}
+}
+
+// TestProbeSendsHeaders: an endpoint behind an authenticating proxy is
+// probed with the configured headers and key, as it is called.
+func TestProbeSendsHeaders(t *testing.T) {
+	t.Parallel()
+	var seen atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Proxy-Token") != "s3cret" || r.Header.Get("Authorization") != "Bearer k" {
+			http.Error(w, "proxy: unauthorized", http.StatusUnauthorized)
+			return
+		}
+		seen.Add(1)
+		if r.URL.Path != "/props" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"default_generation_settings":{"n_ctx":8192}}`))
+	}))
+	defer srv.Close()
+	auth := openai.Auth{APIKey: "k", Headers: map[string]string{"X-Proxy-Token": "s3cret"}}
+	ep, err := openai.Probe(context.Background(), srv.Client(), srv.URL+"/v1", "m", auth)
+	if err != nil || ep.Window != 8192 || ep.Server != openai.ServerLlamaCpp {
+		t.Fatalf("Probe = %+v, %v", ep, err)
+	}
+	if _, err := openai.Probe(context.Background(), srv.Client(), srv.URL+"/v1", "m", openai.Auth{APIKey: "k"}); err == nil {
+		t.Error("without the header the proxy refuses, so the probe must fail")
+	}
+	c := &openai.WindowCache{}
+	if n, err := c.Window(context.Background(), srv.Client(), srv.URL+"/v1", "m", auth); err != nil || n != 8192 {
+		t.Errorf("WindowCache.Window = %d, %v", n, err)
+	}
+	if seen.Load() < 2 {
+		t.Errorf("%d authorised requests", seen.Load())
+	}
+}
+
+// TestProbeServers: each server kind, its window and tool support.
+func TestProbeServers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		routes map[string]string
+		want   openai.Endpoint
+	}{
+		{"ollama loaded, tools", map[string]string{
+			"/api/ps":   `{"models":[{"name":"m:latest","model":"m:latest","context_length":4096}]}`,
+			"/api/show": `{"parameters":"","model_info":{"qwen2.context_length":32768},"capabilities":["completion","tools"]}`,
+		}, openai.Endpoint{Server: openai.ServerOllama, Window: 4096, NativeWindow: 32768, Tools: openai.SupportYes}},
+		{"ollama not loaded, no tools", map[string]string{
+			"/api/ps":   `{"models":[]}`,
+			"/api/show": `{"parameters":"num_ctx 2048","model_info":{"gemma3.context_length":131072},"capabilities":["completion"]}`,
+		}, openai.Endpoint{Server: openai.ServerOllama, Window: 2048, NativeWindow: 131072, Tools: openai.SupportNo}},
+		{"llama.cpp with template caps", map[string]string{
+			"/props": `{"default_generation_settings":{"n_ctx":16384},"chat_template_caps":{"supports_tool_calls":true}}`,
+		}, openai.Endpoint{Server: openai.ServerLlamaCpp, Window: 16384, Tools: openai.SupportYes}},
+		{"lm studio", map[string]string{
+			"/api/v0/models": `{"data":[{"id":"other","max_context_length":1},{"id":"m","type":"llm","max_context_length":32768,"loaded_context_length":8192,"capabilities":["tool_use"]}]}`,
+		}, openai.Endpoint{Server: openai.ServerLMStudio, Window: 8192, Tools: openai.SupportYes}},
+		{"vllm", map[string]string{
+			"/v1/models": `{"object":"list","data":[{"id":"m","object":"model","owned_by":"vllm","max_model_len":12288}]}`,
+		}, openai.Endpoint{Server: openai.ServerVLLM, Window: 12288}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, ok := c.routes[r.URL.Path]
+				if !ok {
+					http.NotFound(w, r)
+					return
+				}
+				_, _ = w.Write([]byte(body))
+			}))
+			defer srv.Close()
+			ep, err := openai.Probe(context.Background(), srv.Client(), srv.URL+"/v1", "m", openai.Auth{})
+			ep.WindowSource = ""
+			if err != nil || ep != c.want {
+				t.Errorf("Probe = %+v, %v; want %+v", ep, err, c.want)
+			}
+		})
 	}
 }

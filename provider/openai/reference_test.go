@@ -18,7 +18,7 @@ import (
 func TestChunkDecodingMatchesGoOpenAI(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "streams", "*.sse"))
-	if err != nil || len(files) != 46 {
+	if err != nil || len(files) != 61 {
 		t.Fatalf("%d corpus files, %v", len(files), err)
 	}
 	compared := 0

@@ -109,7 +109,8 @@ func (s *stream) streamEnd(err error) error {
 	}
 	if errors.Is(err, io.EOF) {
 		if s.sse.done || s.acc.finishSeen {
-			s.pending = append(s.pending, provider.StreamEvent{Type: provider.EventMessageEnd, End: s.acc.end()})
+			evs, end := s.acc.end()
+			s.pending = append(append(s.pending, evs...), provider.StreamEvent{Type: provider.EventMessageEnd, End: end})
 			return io.EOF
 		}
 		if s.acc.chunks == 0 {

@@ -280,7 +280,7 @@ func TestAccumulatorCaps(t *testing.T) {
 		add(tc(fmt.Sprintf(`"index":%d,"id":"c%d","function":{"name":"n","arguments":"{}"}`, i+2, i)))
 	}
 	add(finishTools)
-	end := a.end()
+	_, end := a.end()
 	calls := end.Message.ToolCalls
 	if len(calls) != maxToolCalls+2 {
 		t.Fatalf("%d calls, want %d", len(calls), maxToolCalls+2)

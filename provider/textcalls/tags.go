@@ -1,0 +1,331 @@
+package textcalls
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	textpkg "github.com/agent-lsp/agent-lsp/internal/text"
+)
+
+// The special tokens of the marker families. DeepSeek's use U+FF5C (full
+// width bar) and U+2581; some servers print them with ASCII bars.
+const (
+	dsCallsBegin = "<｜tool▁calls▁begin｜>"
+	dsCallsEnd   = "<｜tool▁calls▁end｜>"
+	dsCallBegin  = "<｜tool▁call▁begin｜>"
+	dsCallEnd    = "<｜tool▁call▁end｜>"
+	dsSep        = "<｜tool▁sep｜>"
+	mistralCalls = "[TOOL_CALLS]"
+	mistralArgs  = "[ARGS]"
+	mistralID    = "[CALL_ID]"
+	pythonTag    = "<|python_tag|>"
+	toolCallOpen = "<tool_call>"
+	toolCallEnd  = "</tool_call>"
+	functionOpen = "<function="
+	functionEnd  = "</function>"
+)
+
+var asciiDeepSeek = strings.NewReplacer(
+	"<|tool▁calls▁begin|>", dsCallsBegin, "<|tool▁calls▁end|>", dsCallsEnd,
+	"<|tool▁call▁begin|>", dsCallBegin, "<|tool▁call▁end|>", dsCallEnd, "<|tool▁sep|>", dsSep)
+
+// parseDeepSeek reads DeepSeek V3/R1 markers (google/adk-python#5654):
+//
+//	<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME
+//	```json
+//	{...}
+//	```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+//
+// and V3.1's <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>.
+func parseDeepSeek(text string) (envelope, bool) {
+	text = asciiDeepSeek.Replace(text)
+	start := strings.Index(text, dsCallsBegin)
+	if start < 0 {
+		start = strings.Index(text, dsCallBegin)
+	}
+	if start < 0 {
+		return envelope{}, false
+	}
+	env := envelope{prose: text[:start]}
+	body := strings.TrimPrefix(text[start:], dsCallsBegin)
+	if i := strings.Index(body, dsCallsEnd); i >= 0 {
+		env.prose += body[i+len(dsCallsEnd):]
+		body = body[:i]
+	}
+	for {
+		body = strings.TrimSpace(body)
+		if body == "" {
+			break
+		}
+		if !strings.HasPrefix(body, dsCallBegin) {
+			env.broken = fmt.Sprintf("unexpected text %q between the tool-call markers", textpkg.Clip(body, 40))
+			return env, true
+		}
+		body = body[len(dsCallBegin):]
+		end := strings.Index(body, dsCallEnd)
+		if end < 0 {
+			env.broken = "a <｜tool▁call▁begin｜> is not closed by <｜tool▁call▁end｜>; is the call cut short?"
+			return env, true
+		}
+		one := body[:end]
+		body = body[end+len(dsCallEnd):]
+		kind, rest, ok := strings.Cut(one, dsSep)
+		if !ok {
+			env.broken = "a DeepSeek tool call has no <｜tool▁sep｜>"
+			return env, true
+		}
+		var name, args string
+		if strings.TrimSpace(kind) == "function" {
+			name, args, _ = strings.Cut(rest, "\n")
+		} else {
+			name, args = kind, rest
+		}
+		env.calls = append(env.calls, rawCall{name: name, argsText: unfence(args)})
+	}
+	if len(env.calls) == 0 {
+		env.broken = "the tool-call markers hold no call"
+	}
+	return env, true
+}
+
+// unfence returns the body of a ```json fence, or s when there is none.
+// It closes at the last fence, so arguments holding fences stay whole.
+func unfence(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "```") {
+		return t
+	}
+	t = t[3:]
+	if nl := strings.IndexByte(t, '\n'); nl >= 0 {
+		t = t[nl+1:]
+	}
+	if i := strings.LastIndex(t, "```"); i >= 0 {
+		t = t[:i]
+	}
+	return strings.TrimSpace(t)
+}
+
+// parseMistral reads [TOOL_CALLS] [{"name":..,"arguments":..}] (tokenizer
+// v3, vllm-project/vllm#10333) and [TOOL_CALLS]NAME[ARGS]{..} with an
+// optional [CALL_ID]id (v11+, vllm-project/vllm#44596), repeated.
+func parseMistral(text string) (envelope, bool) {
+	start := strings.Index(text, mistralCalls)
+	if start < 0 {
+		return envelope{}, false
+	}
+	env := envelope{prose: text[:start]}
+	rest := strings.TrimSuffix(strings.TrimSpace(text[start+len(mistralCalls):]), "</s>")
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "{") {
+		vals, err := readJSONValues(rest)
+		if err != nil {
+			env.broken = "after [TOOL_CALLS], " + err.Error()
+			return env, true
+		}
+		for _, v := range vals {
+			calls, ok := callsFromJSON(v)
+			if !ok {
+				env.broken = "after [TOOL_CALLS], the JSON is not a list of {\"name\", \"arguments\"} objects"
+				return env, true
+			}
+			env.calls = append(env.calls, calls...)
+		}
+		return env, true
+	}
+	for rest != "" {
+		i := strings.Index(rest, mistralArgs)
+		if i < 0 {
+			env.broken = "[TOOL_CALLS] is not followed by NAME[ARGS]{...}"
+			return env, true
+		}
+		name := rest[:i]
+		if j := strings.Index(name, mistralID); j >= 0 {
+			name = name[:j]
+		}
+		dec := json.NewDecoder(strings.NewReader(rest[i+len(mistralArgs):]))
+		var args json.RawMessage
+		if err := dec.Decode(&args); err != nil {
+			env.broken = fmt.Sprintf("the [ARGS] of %s do not parse as JSON (%v); is the call cut short?", strings.TrimSpace(name), err)
+			return env, true
+		}
+		env.calls = append(env.calls, rawCall{name: name, argsText: string(args)})
+		rest = strings.TrimSpace(rest[i+len(mistralArgs)+int(dec.InputOffset()):])
+		rest = strings.TrimSpace(strings.TrimPrefix(rest, mistralCalls))
+	}
+	return env, true
+}
+
+// parsePythonTag reads Llama 3.1's <|python_tag|>{"name": .., "parameters":
+// ..}<|eom_id|> (several separated by ';'), or its built-in tool form
+// <|python_tag|>brave_search.call(query="...").
+func parsePythonTag(text string) (envelope, bool) {
+	start := strings.Index(text, pythonTag)
+	if start < 0 {
+		return envelope{}, false
+	}
+	env := envelope{prose: text[:start]}
+	rest := text[start+len(pythonTag):]
+	for _, stop := range []string{"<|eom_id|>", "<|eot_id|>"} {
+		if i := strings.Index(rest, stop); i >= 0 {
+			env.prose += rest[i+len(stop):]
+			rest = rest[:i]
+		}
+	}
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "[") {
+		vals, err := readJSONValues(rest)
+		if err != nil {
+			env.broken = "after <|python_tag|>, " + err.Error()
+			return env, true
+		}
+		for _, v := range vals {
+			calls, ok := callsFromJSON(v)
+			if !ok {
+				env.broken = "after <|python_tag|>, the JSON is not a {\"name\", \"parameters\"} call"
+				return env, true
+			}
+			env.calls = append(env.calls, calls...)
+		}
+		return env, true
+	}
+	calls, err := parsePyCalls(rest, "\n;")
+	if err != nil {
+		env.broken = "after <|python_tag|>, " + err.Error()
+		return env, true
+	}
+	for i := range calls {
+		calls[i].name = strings.TrimSuffix(calls[i].name, ".call")
+	}
+	env.calls = calls
+	return env, true
+}
+
+// parseToolCallTags reads Hermes/Qwen <tool_call>{json}</tool_call>, one
+// or several, and Qwen3-Coder's <tool_call><function=..>..</tool_call>.
+func parseToolCallTags(text string) (envelope, bool) {
+	if !strings.Contains(text, toolCallOpen) {
+		return envelope{}, false
+	}
+	var env envelope
+	rest := text
+	for {
+		i := strings.Index(rest, toolCallOpen)
+		if i < 0 {
+			env.prose += rest
+			break
+		}
+		env.prose += rest[:i]
+		rest = rest[i+len(toolCallOpen):]
+		end := strings.Index(rest, toolCallEnd)
+		if end < 0 {
+			env.broken = "a <tool_call> tag is not closed by </tool_call>; is the call cut short?"
+			return env, true
+		}
+		body := strings.TrimSpace(rest[:end])
+		rest = rest[end+len(toolCallEnd):]
+		if strings.HasPrefix(body, functionOpen) {
+			env.family = "Qwen3-Coder <tool_call><function=NAME>"
+			fe, _ := parseFunctionTags(body)
+			if fe.broken != "" {
+				env.broken = fe.broken
+				return env, true
+			}
+			env.calls = append(env.calls, fe.calls...)
+			continue
+		}
+		calls, ok := callsFromJSON([]byte(body))
+		if !ok {
+			if !json.Valid([]byte(body)) {
+				env.broken = fmt.Sprintf("the JSON inside <tool_call> does not parse: %s", textpkg.Clip(body, 80))
+			} else {
+				env.broken = `the JSON inside <tool_call> is not {"name": ..., "arguments": {...}}`
+			}
+			return env, true
+		}
+		env.calls = append(env.calls, calls...)
+	}
+	return env, true
+}
+
+// parseFunctionTags reads <function=NAME>...</function>: Qwen3-Coder's
+// <parameter=P>value</parameter> children (its published chat template),
+// or a JSON body (Llama 3.1's custom format, meta-llama/llama-models#169).
+func parseFunctionTags(text string) (envelope, bool) {
+	if !strings.Contains(text, functionOpen) {
+		return envelope{}, false
+	}
+	var env envelope
+	rest := text
+	for {
+		i := strings.Index(rest, functionOpen)
+		if i < 0 {
+			env.prose += rest
+			break
+		}
+		env.prose += rest[:i]
+		rest = rest[i+len(functionOpen):]
+		gt := strings.IndexByte(rest, '>')
+		if gt < 0 || strings.ContainsAny(rest[:gt], "\n<") {
+			env.broken = "a <function=NAME> tag is not closed by '>'"
+			return env, true
+		}
+		name := rest[:gt]
+		rest = rest[gt+1:]
+		end := strings.Index(rest, functionEnd)
+		if end < 0 {
+			env.broken = fmt.Sprintf("<function=%s> is not closed by </function>; is the call cut short?", name)
+			return env, true
+		}
+		body := strings.TrimSpace(rest[:end])
+		rest = rest[end+len(functionEnd):]
+		if strings.HasPrefix(body, "{") {
+			env.calls = append(env.calls, rawCall{name: name, argsText: body})
+			continue
+		}
+		args, raw, problem := parseParameters(body)
+		if problem != "" {
+			env.broken = fmt.Sprintf("in <function=%s>: %s", name, problem)
+			return env, true
+		}
+		env.calls = append(env.calls, rawCall{name: name, args: args, raw: raw})
+	}
+	return env, true
+}
+
+// parseParameters reads <parameter=P>value</parameter> children. A value
+// that parses as JSON (a number, true, a list) is taken as JSON, else as
+// text with the newline the template puts around it removed; raw keeps
+// the text, for parameters the schema says are strings.
+func parseParameters(body string) (args map[string]any, raw map[string]string, problem string) {
+	args, raw = map[string]any{}, map[string]string{}
+	for {
+		body = strings.TrimSpace(body)
+		if body == "" {
+			return args, raw, ""
+		}
+		if !strings.HasPrefix(body, "<parameter=") {
+			return nil, nil, fmt.Sprintf("unexpected text %q; parameters are written <parameter=NAME>value</parameter>", textpkg.Clip(body, 40))
+		}
+		body = body[len("<parameter="):]
+		gt := strings.IndexByte(body, '>')
+		if gt < 0 {
+			return nil, nil, "a <parameter=NAME> tag is not closed by '>'"
+		}
+		name := body[:gt]
+		body = body[gt+1:]
+		end := strings.Index(body, "</parameter>")
+		if end < 0 {
+			return nil, nil, fmt.Sprintf("<parameter=%s> is not closed by </parameter>", name)
+		}
+		text := strings.TrimSuffix(strings.TrimPrefix(body[:end], "\n"), "\n")
+		body = body[end+len("</parameter>"):]
+		raw[name] = text
+		var v any
+		if t := strings.TrimSpace(text); t != "" && json.Unmarshal([]byte(t), &v) == nil {
+			args[name] = v
+			continue
+		}
+		args[name] = text
+	}
+}
