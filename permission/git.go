@@ -45,6 +45,12 @@ sub:
 	}
 	rest := append([]word{}, args[i:]...)
 	if al, ok := c.aliases[strings.ToLower(rest[0].text)]; ok {
+		if len(al) == 0 {
+			// `-c alias.x` without a value: git reads it as "true" and
+			// fails, but nothing here may guess what runs.
+			pl.ask(rest[0].text, "git alias "+rest[0].text+" has no command")
+			return
+		}
 		exp := make([]word, 0, len(al)+len(rest))
 		for _, a := range al {
 			exp = append(exp, word{text: a, static: true})

@@ -171,8 +171,9 @@ func (c *checker) quotedCommands(code, via string, pl *plan) {
 // only denials, since most literals are not commands.
 func (c *checker) quiet(s, via string) {
 	var d Decision
-	sub := &checker{e: c.e, d: &d, cwd: c.cwd, funcs: map[string]bool{}, aliases: map[string][]string{}}
+	sub := newChecker(c.e, &d, c.cwd)
 	sub.script(s, c.depth+1, via)
+	sub.resolveArith()
 	for _, p := range d.Parts {
 		if p.Verdict == Deny {
 			p.Reason = via + " code contains a denied command: " + p.Reason

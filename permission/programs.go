@@ -9,6 +9,10 @@ import (
 func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	args := argv[1:]
 	switch base {
+	case "test", "[", "printf", "wait", "read", "mapfile", "readarray", "getopts", "unset", "let":
+		c.builtinVars(base, args, pl)
+	}
+	switch base {
 	case "cd", "pushd", "popd", "chdir":
 		c.cd(base, args, pl)
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "rbash":
@@ -137,17 +141,23 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		}
 		pl.noArgCheck = true
 	case "trap":
-		if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") {
-			w := args[0]
-			pl.inner = append(pl.inner, func() { c.nestedScript(w, "trap") })
-		}
-		pl.noArgCheck = true
+		c.trap(args, pl)
 	case "export", "declare", "typeset", "local", "readonly":
 		// Reached only when written unusually (e.g. via command); the
 		// parser's DeclClause handles the normal case.
+		integer := false
 		for _, a := range args {
-			if n, v, ok := strings.Cut(a.text, "="); ok {
+			if strings.HasPrefix(a.text, "-") {
+				integer = integer || strings.Contains(a.text, "i")
+				continue
+			}
+			n, v, ok := strings.Cut(a.text, "=")
+			c.arithArg(word{text: n, static: a.static}, true, pl)
+			if ok {
 				pl.floor = append(pl.floor, c.assign(n, word{text: v, static: a.static})...)
+				if integer {
+					c.arithArg(word{text: v, static: a.static}, false, pl)
+				}
 			}
 		}
 		pl.noArgCheck = true
@@ -159,6 +169,27 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			}
 		}
 	}
+}
+
+// trap: the action is a command run later (on a signal or at exit); `-`,
+// an empty action or a lone signal resets or ignores.
+func (c *checker) trap(args []word, pl *plan) {
+	pl.noArgCheck = true
+	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && args[0].text != "-" {
+		if args[0].text == "--" {
+			args = args[1:]
+			break
+		}
+		if strings.ContainsAny(args[0].text, "lpP") {
+			return // lists traps or signals
+		}
+		args = args[1:]
+	}
+	if len(args) < 2 || args[0].text == "-" {
+		return
+	}
+	w := args[0]
+	pl.inner = append(pl.inner, func() { c.nestedScript(w, "trap") })
 }
 
 // writeWord records a file a command writes.
