@@ -27,17 +27,26 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	case "command", "builtin", "exec", "nohup", "nice", "timeout", "time", "stdbuf", "setsid",
 		"ionice", "busybox", "toybox", "flock", "watch", "chroot", "strace", "ltrace", "unbuffer":
 		c.wrapper(base, args, in, pl)
-	case "sudo", "doas", "su", "pkexec", "run0":
+	case "taskset", "chrt", "prlimit", "unshare", "fakeroot", "ssh-agent", "setpriv", "script", "parallel", "sem":
+		c.wrapper2(base, args, in, pl)
+	case "sudo", "doas", "su", "pkexec", "run0", "runuser":
 		c.privileged(base, args, in, pl)
+	case "zip":
+		c.zip(args, pl)
 	case "env":
 		c.env(args, in, pl)
 	case "xargs":
-		inner := skipOptions(args, "IiLlnPsdEa", []string{"--max-args", "--max-procs", "--delimiter", "--replace", "--arg-file", "--eof", "--max-lines", "--max-chars", "--process-slot-var"})
+		// -i, -l and -e take their optional value only attached, as do
+		// --replace, --max-lines and --eof with =.
+		inner := skipOptions(args, "IaLnPsdE", []string{"--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-chars", "--process-slot-var"})
 		pl.noArgCheck = true
 		if len(inner) == 0 {
 			inner = []word{{text: "echo", static: true}}
 		}
 		pl.ask(joinWords(argv), "xargs runs "+inner[0].text+" with arguments read from input")
+		// The arguments read stand as a placeholder, so `xargs rm` meets
+		// a rule `rm *`.
+		inner = append(append([]word{}, inner...), word{text: "{args}", static: true})
 		pl.inner = append(pl.inner, func() { c.nested(inner, stdin{}) })
 	case "find":
 		c.find(args, pl)
@@ -169,6 +178,7 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			}
 		}
 	}
+	c.runner(base, argv, pl)
 }
 
 // trap: the action is a command run later (on a signal or at exit); `-`,

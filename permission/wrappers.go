@@ -181,12 +181,19 @@ func (c *checker) privileged(base string, args []word, in stdin, pl *plan) {
 	pl.noArgCheck = true
 	var inner []word
 	switch base {
-	case "su":
-		for i := range args {
+	case "su", "runuser":
+		user := false
+		for i, a := range args {
 			if v, ok := optValue(args, i, "-c", "--command"); ok {
-				pl.inner = append(pl.inner, func() { c.nestedScript(v, "su -c") })
+				pl.inner = append(pl.inner, func() { c.nestedScript(v, base+" -c") })
 			}
+			user = user || a.text == "-u" || strings.HasPrefix(a.text, "--user")
 		}
+		if base == "runuser" && user {
+			inner = skipOptions(args, "ugGcsw", []string{"--user", "--group", "--supp-group", "--command", "--shell", "--whitelist-environment"})
+			break
+		}
+		pl.ask(base, base+" runs a command with other privileges")
 		return
 	case "sudo":
 		inner = skipOptions(args, "ugpCDrthUT", []string{"--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--host", "--other-user", "--command-timeout"})
