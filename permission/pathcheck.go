@@ -104,7 +104,7 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 		d.add(floor)
 		return d
 	}
-	v, why, _ := e.listVerdict(tool, []string{lexRel, rel}, []string{lexRel}, pathMatch)
+	v, why, _ := e.listVerdict(tool, []string{lexRel, rel}, []string{lexRel}, false, pathMatch)
 	part := Part{Text: text, Verdict: v, Reason: why}
 	if v == Ask && floor.Verdict < Ask {
 		part.Suggest = GeneralisePath(lexRel)

@@ -325,11 +325,11 @@ func strictest(p Part, extra []Part) Part {
 // argv[0] reduced to its base name; canon are further texts deny and allow
 // rules see (git without global options). transparent wrappers default to
 // allow: what they run is checked as its own part.
-func (c *checker) ruled(text, base string, canon []string, transparent bool) Part {
+func (c *checker) ruled(text, base string, canon []string, transparent, denyInside bool) Part {
 	name, _, _ := strings.Cut(text, " ")
 	strict := append([]string{text, base}, canon...)
 	loose := append([]string{text}, canon...)
-	v, why, fromList := c.e.listVerdict("bash", strict, loose, func(r rule, s string, strict bool) bool {
+	v, why, fromList := c.e.listVerdict("bash", strict, loose, denyInside, func(r rule, s string, strict bool) bool {
 		if !strict && strings.Contains(name, "/") && ruleHead(r.pat) != name {
 			return false // allow rules need a bare name unless they name the path
 		}

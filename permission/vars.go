@@ -158,7 +158,7 @@ func (c *checker) decl(x *syntax.DeclClause) {
 		extra = append(extra, c.assign(name, val)...)
 	}
 	text := strings.Join(args, " ")
-	c.d.add(strictest(c.ruled(text, text, nil, false), extra))
+	c.d.add(strictest(c.ruled(text, text, nil, false, false), extra))
 }
 
 // builtinVars checks builtins that assign to variables named by their
