@@ -92,6 +92,15 @@ sub:
 			if !strings.HasPrefix(t, "-") && commandKey(strings.ToLower(t)) && j+1 < len(sargs) {
 				v := sargs[j+1]
 				pl.ask(t, "git config stores a command in "+t)
+				if strings.HasPrefix(strings.ToLower(t), "alias.") {
+					// `!cmd` is a shell command; anything else a git
+					// command line.
+					if strings.HasPrefix(v.text, "!") {
+						v.text = v.text[1:]
+					} else {
+						v.text = "git " + v.text
+					}
+				}
 				pl.inner = append(pl.inner, func() { c.nestedScript(v, "git config "+t) })
 			}
 			if t == "--global" || t == "--system" || t == "--file" || strings.HasPrefix(t, "--file=") || t == "-f" {
@@ -182,10 +191,6 @@ func (c *checker) goTool(args []word, pl *plan) {
 				pl.ask(v.text, "go -C: "+why)
 			}
 		}
-		for _, o := range []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"} {
-			if v, ok := optValue(args, i, o, "-"+o); ok && (a.text == o || strings.HasPrefix(a.text, o+"=") || strings.HasPrefix(a.text, "-"+o)) {
-				c.writeWord(v, pl)
-			}
-		}
 	}
+	c.goWrites(args, pl)
 }

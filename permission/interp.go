@@ -206,6 +206,8 @@ func dangerousVar(name string) string {
 	case strings.HasPrefix(u, "PYTHON"), strings.HasPrefix(u, "PERL"), strings.HasPrefix(u, "RUBY"),
 		strings.HasPrefix(u, "NODE_"), u == "JAVA_TOOL_OPTIONS", u == "_JAVA_OPTIONS", u == "JDK_JAVA_OPTIONS":
 		return "loads code into an interpreter"
+	case u == "MAKEFILES", u == "MFLAGS", u == "GNUMAKEFLAGS", u == "MAKESHELL", u == "SHELL":
+		return "makes make (or other programs) read other makefiles or run another shell"
 	case strings.HasPrefix(u, "NPM_CONFIG_"), u == "MAKEFLAGS", u == "RIPGREP_CONFIG_PATH", u == "GREP_OPTIONS",
 		u == "TAR_OPTIONS", u == "HOME", strings.HasPrefix(u, "XDG_"), strings.HasPrefix(u, "SSH_"):
 		return "makes programs read another configuration"

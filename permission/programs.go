@@ -33,6 +33,10 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		c.privileged(base, args, in, pl)
 	case "zip":
 		c.zip(args, pl)
+	case "make", "gmake":
+		c.makeTool(args, in, pl)
+	case "npm", "pnpm", "yarn":
+		c.npmTool(base, args, pl)
 	case "env":
 		c.env(args, in, pl)
 	case "xargs":
