@@ -203,7 +203,10 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 			}
 			_, v, ok := strings.Cut(cand, "=")
 			if !ok {
-				continue
+				// -fFILE: the value glued to its option is a path too.
+				if v = attachedValue(cand, patternFirst[base]); v == "" {
+					continue
+				}
 			}
 			cand = v
 		} else if patterns > 0 {
@@ -213,9 +216,11 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 		if cand == "" || urlLike().MatchString(cand) {
 			continue
 		}
-		if a.glob && globMaySecret(cand) {
-			pl.ask(a.text, "glob may match a sensitive file: "+cand)
-		} else if v, why := c.readPath(cand); v >= Ask {
+		if a.glob {
+			c.readGlob(cand, pl)
+		} else if v, why := c.readPath(cand); v == Deny {
+			pl.deny(a.text, why)
+		} else if v == Ask {
 			pl.ask(a.text, why)
 		}
 	}

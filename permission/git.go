@@ -61,6 +61,9 @@ sub:
 	sub, sargs := rest[0].text, rest[1:]
 	for j := range sargs {
 		t := sargs[j].text
+		if p := gitObjectPath(t); p != "" && (sensitiveName(p) || gitConfigPath(p)) && sub != "config" && sub != "remote" {
+			pl.ask(t, "git "+sub+" reads "+p+" out of the repository: names a sensitive file")
+		}
 		switch sub {
 		case "difftool", "mergetool":
 			if v, ok := optValue(sargs, j, "-x", "--extcmd"); ok {

@@ -183,6 +183,7 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		}
 	}
 	c.runner(base, argv, pl)
+	c.followChecks(base, args, pl)
 }
 
 // trap: the action is a command run later (on a signal or at exit); `-`,
