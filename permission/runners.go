@@ -104,6 +104,18 @@ func (c *checker) script1(args []word, pl *plan) {
 	var ops []word
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if t := a.text; len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "c") && !strings.ContainsAny(t[:strings.Index(t, "c")], "EIOBTmo") {
+			// Bundled short options, -qc CMD or -qcCMD.
+			k := strings.Index(t, "c")
+			v := word{text: t[k+1:], static: a.static}
+			if v.text == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			cmd = true
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "script -c") })
+			continue
+		}
 		if v, ok := optValue(args, i, "-c", "--command"); ok {
 			cmd = true
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "script -c") })

@@ -195,7 +195,11 @@ func TestLimits(t *testing.T) {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func FuzzCheckCommand(f *testing.F) {
-	for _, s := range []string{"ls -la", "bash -c 'rm -rf x'", "sed -i", "git -c ALIAS.P=push p", "find . -exec", "timeout", "env -u", "xargs -I", "cat <<EOF\n$(rm x)\nEOF", "a\x00b", "{a,b}{c,d}", "$'\\x72m'", "f() { ls; }; f", "git -c alias.p=push p"} {
+	for _, s := range []string{"ls -la", "bash -c 'rm -rf x'", "sed -i", "git -c ALIAS.P=push p", "find . -exec", "timeout", "env -u", "xargs -I", "cat <<EOF\n$(rm x)\nEOF", "a\x00b", "{a,b}{c,d}", "$'\\x72m'", "f() { ls; }; f", "git -c alias.p=push p",
+		"test -v 'a[$(rm x)]'", "[[ 'a[$(id)]' -eq 0 ]]", "x='a[$(id)]'; echo $((x))", "declare -i n; n+='a[1]'",
+		"echo ${x:'$(id)':1}", "bash <<EOF\nls \\`id\\`\nEOF", "trap -- 'id' EXIT", "taskset -c 0 rm x",
+		"script -qc 'id' /dev/null", "make --eval='x:;id' x", "git show HEAD:.env", "cat -f/etc/passwd", "git -c alias.x x; sudo id",
+		"for ((i=0;i<3;i++)); do a[i]=$i; done", "read -a 'a[$(id)]'"} {
 		f.Add(s)
 	}
 	e, err := New(f.TempDir(), corpusRules())
