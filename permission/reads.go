@@ -153,6 +153,14 @@ func (c *checker) readGlob(text string, pl *plan) {
 	if globMaySecret(text) {
 		pl.ask(text, "glob may match a sensitive file: "+text)
 	}
+	// The literal directory the glob starts from is read like any path
+	// (~/.ssh/*, /etc/*, ../*), matches or not.
+	if v, why := c.readPath(globBase(text)); v == Deny {
+		pl.deny(text, why)
+		return
+	} else if v == Ask {
+		pl.ask(text, why)
+	}
 	ms, ok := globMatches(c.cwd, text)
 	if !ok {
 		pl.ask(text, "glob cannot be expanded here to check what it reads")
@@ -257,8 +265,8 @@ func (c *checker) followChecks(base string, args []word, pl *plan) {
 			pl.ask(d, base+" follows symlinks under a directory that cannot be resolved")
 			continue
 		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			continue
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() || !within(c.e.ws, abs) && !within(c.e.real, abs) {
+			continue // not a directory, or outside (asked as a read already)
 		}
 		link, unsure := c.linksOut(abs)
 		switch {

@@ -73,6 +73,11 @@ func TestReads(t *testing.T) {
 		{"grep -R foo docs", Allow},
 		{"grep -R foo", Deny},
 		{"cat < third_party/secret.txt", Deny},
+		{"cat ~/.ssh/*", Ask},
+		{"cat /etc/*", Ask},
+		{"cat ../*/secret.txt", Ask},
+		{"cat nothing/*", Allow},
+		{"grep -R foo /etc", Ask},
 	})
 	b, err := New(readsWorkspace(t))
 	if err != nil {

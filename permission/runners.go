@@ -34,6 +34,7 @@ func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
 			pl.transparent = false // changes a running process, runs nothing
 			return
 		}
+		i = min(i, len(args))
 		if i < len(args) {
 			i++ // the CPU mask or the priority
 		}

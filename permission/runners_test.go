@@ -20,6 +20,7 @@ func TestWrappersUnwrapped(t *testing.T) {
 		{"chrt --idle 0 rm -rf victim", Deny},
 		{"chrt -T 100 -P 200 -D 300 -d 0 rm -rf victim", Deny},
 		{"chrt 0 ls", Allow},
+		{"chrt -T", Ask}, // an option value missing at the end
 		{"prlimit --nofile=1024 rm -rf victim", Deny},
 		{"prlimit -n1024 -- rm -rf victim", Deny},
 		{"prlimit --cpu=10 ls", Allow},
