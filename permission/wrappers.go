@@ -70,8 +70,7 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 				return
 			}
 			if strings.Contains(t[1:], "s") {
-				args = args[i+1:]
-				goto stdinScript
+				goto stdinScript // the operands after -s are positional parameters
 			}
 			continue
 		}
