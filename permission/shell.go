@@ -59,6 +59,10 @@ type checker struct {
 	downloads    int
 	piped        bool
 	pipeDownload bool
+	// pipeText is the text a literal producer (cat of a here-document,
+	// echo of literal words) writes into the pipe the current command reads.
+	pipeText  string
+	pipeKnown bool
 }
 
 func newChecker(e *Engine, d *Decision, cwd string) *checker {
@@ -211,11 +215,12 @@ func (c *checker) compound(x syntax.Command) {
 			cwd := c.cwd
 			before := c.downloads
 			c.stmt(x.X)
-			savedPiped, savedDl := c.piped, c.pipeDownload
+			savedPiped, savedDl, savedText, savedKnown := c.piped, c.pipeDownload, c.pipeText, c.pipeKnown
 			c.piped = true
 			c.pipeDownload = c.pipeDownload || c.downloads > before
+			c.pipeText, c.pipeKnown = producerText(x.X)
 			c.stmt(x.Y)
-			c.piped, c.pipeDownload = savedPiped, savedDl
+			c.piped, c.pipeDownload, c.pipeText, c.pipeKnown = savedPiped, savedDl, savedText, savedKnown
 			c.cwd = cwd // each pipeline element runs in a subshell
 			return
 		}
@@ -347,4 +352,44 @@ func (c *checker) ruled(text, base string, canon []string, transparent, denyInsi
 		p.Reason = "program named by path (not the bare command): " + why
 	}
 	return p
+}
+
+// producerText returns what a pipeline's left side writes when it is
+// literal: `cat` with a here-document or here-string, or `echo` of literal
+// words without options.
+func producerText(s *syntax.Stmt) (string, bool) {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 {
+		return "", false
+	}
+	var argv []word
+	for _, w := range call.Args {
+		argv = append(argv, fields(w)...)
+	}
+	for _, a := range argv {
+		if !a.static {
+			return "", false
+		}
+	}
+	switch argv[0].text {
+	case "cat":
+		if len(argv) != 1 || len(s.Redirs) != 1 {
+			return "", false
+		}
+		r := s.Redirs[0]
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			return heredocText(r.Hdoc, quotedWord(r.Word))
+		case syntax.WordHdoc:
+			ws := fields(r.Word)
+			if len(ws) == 1 && ws[0].static {
+				return ws[0].text, true
+			}
+		}
+	case "echo":
+		if len(s.Redirs) == 0 && (len(argv) == 1 || !strings.HasPrefix(argv[1].text, "-")) {
+			return joinWords(argv[1:]), true
+		}
+	}
+	return "", false
 }

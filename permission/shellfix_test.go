@@ -23,6 +23,11 @@ func TestHeredocAndTrap(t *testing.T) {
 		{"bash <<EOF\nls `echo hi`\nEOF", Ask}, // the outer shell substitutes: unknown text
 		{"bash <<EOF\necho \\\"hi\\\"\nEOF", Allow},
 		{"cat <<EOF\nls \\`rm -rf x\\`\nEOF", Allow}, // cat only prints it
+		{"cat <<EOF | bash\nls \\`rm -rf x\\`\nEOF", Deny},
+		{"cat <<'EOF' | sh\nrm -rf x\nEOF", Deny},
+		{"echo 'rm -rf x' | bash", Deny},
+		{"cat <<< 'sudo id' | bash", Deny},
+		{"echo ls | bash", Ask},
 		{"trap -- 'rm -rf x' EXIT", Deny},
 		{"trap -- 'sudo id' ERR; ls", Deny},
 		{"trap 'rm -rf x' EXIT INT", Deny},

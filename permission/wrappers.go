@@ -94,6 +94,12 @@ stdinScript:
 			return
 		}
 		pl.ask(base, base+" runs commands piped in from another command")
+		if c.pipeKnown {
+			// The text is literal: what it runs is checked too, so a
+			// denied command in it is denied.
+			s := c.pipeText
+			pl.inner = append(pl.inner, func() { c.nestedScript(word{text: s, static: true}, base+" from a pipe") })
+		}
 	default:
 		pl.ask(base, base+" reads commands from input that is not checked")
 	}
