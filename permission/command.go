@@ -81,7 +81,7 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 		// redirections, so `sudo 2>/dev/null` still meets a rule `sudo`.
 		canon = append(canon, strings.TrimSuffix(text, suffix), strings.TrimSuffix(baseText, suffix))
 	}
-	p := c.ruled(text, baseText, canon, pl.transparent)
+	p := c.ruled(text, baseText, canon, pl.transparent, c.denyInside(argv))
 	switch {
 	case c.funcs[name.text] && p.Verdict >= Ask:
 		p.Reason += " (also defined as a shell function here; its body is checked on its own)"
@@ -203,7 +203,10 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 			}
 			_, v, ok := strings.Cut(cand, "=")
 			if !ok {
-				continue
+				// -fFILE: the value glued to its option is a path too.
+				if v = attachedValue(cand, patternFirst[base]); v == "" {
+					continue
+				}
 			}
 			cand = v
 		} else if patterns > 0 {
@@ -213,9 +216,11 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 		if cand == "" || urlLike().MatchString(cand) {
 			continue
 		}
-		if a.glob && globMaySecret(cand) {
-			pl.ask(a.text, "glob may match a sensitive file: "+cand)
-		} else if v, why := c.readPath(cand); v >= Ask {
+		if a.glob {
+			c.readGlob(cand, pl)
+		} else if v, why := c.readPath(cand); v == Deny {
+			pl.deny(a.text, why)
+		} else if v == Ask {
 			pl.ask(a.text, why)
 		}
 	}
@@ -238,81 +243,4 @@ func globMaySecret(glob string) bool {
 		}
 	}
 	return false
-}
-
-// pathLike reports operands that may leave the workspace: absolute, home
-// relative, or climbing with "..".
-func pathLike(s string) bool {
-	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") {
-		return true
-	}
-	for _, seg := range strings.Split(s, "/") {
-		if seg == ".." {
-			return true
-		}
-	}
-	return false
-}
-
-// Generalise suggests the session rule a user approving the simple command
-// text would expect: the program and its subcommand followed by ` *` for
-// tools with subcommands (`go test ./pkg/...` → `go test *`), the program
-// followed by ` *` otherwise. For exec-wrappers, shells and interpreters,
-// whose broad rules would allow anything, it returns the exact command.
-func Generalise(text string) string {
-	f := strings.Fields(text)
-	if len(f) == 0 {
-		return ""
-	}
-	head := f[0]
-	if neverGeneralise[path.Base(head)] || strings.Contains(head, "/") {
-		return quoteGlob(strings.Join(f, " "))
-	}
-	if subcommands[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\") {
-		return quoteGlob(head+" "+f[1]) + " *"
-	}
-	if subcommands[head] {
-		return quoteGlob(strings.Join(f, " "))
-	}
-	return quoteGlob(head) + " *"
-}
-
-// subcommands lists programs whose first operand selects what they do.
-var subcommands = map[string]bool{
-	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
-	"docker": true, "podman": true, "kubectl": true, "make": true, "gh": true, "pip": true,
-	"pip3": true, "apt": true, "apt-get": true, "brew": true, "systemctl": true, "gofmt": true,
-	"rustup": true, "dotnet": true, "mvn": true, "gradle": true, "bazel": true, "just": true,
-}
-
-// neverGeneralise lists programs that run other programs: a rule `env *`
-// or `python3 *` would allow everything.
-var neverGeneralise = map[string]bool{
-	"env": true, "bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-	"eval": true, "exec": true, "command": true, "builtin": true, "xargs": true, "find": true,
-	"sudo": true, "doas": true, "su": true, "nohup": true, "nice": true, "timeout": true,
-	"time": true, "watch": true, "python": true, "python3": true, "perl": true, "ruby": true,
-	"node": true, "deno": true, "bun": true, "php": true, "lua": true, "awk": true, "sed": true,
-	"busybox": true, "toybox": true, "source": true, ".": true, "npx": true, "ssh": true,
-	"setsid": true, "stdbuf": true, "strace": true, "flock": true, "chroot": true, "trap": true,
-	"alias": true, "ionice": true,
-}
-
-// tooBroad returns why a session rule for bash would allow too much.
-func tooBroad(p string) string {
-	f := strings.Fields(p)
-	if len(f) == 0 {
-		return "empty"
-	}
-	head := f[0]
-	if strings.Contains(head, "*") {
-		return "the program name must be literal"
-	}
-	if neverGeneralise[path.Base(head)] && strings.Contains(p, "*") {
-		return head + " runs other programs; approve exact commands instead"
-	}
-	if subcommands[head] && (len(f) < 2 || strings.Contains(f[1], "*")) && strings.Contains(p, "*") {
-		return "a rule for every " + head + " subcommand allows too much; name the subcommand"
-	}
-	return ""
 }

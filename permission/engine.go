@@ -228,7 +228,10 @@ func (e *Engine) sessionRules(tool string) []rule {
 // which beats ask, which beats allow; the default decides when nothing
 // matches. strict are texts deny and ask rules are tried on (for bash: with
 // argv[0] reduced to its base name); loose are texts allow rules are tried on.
-func (e *Engine) listVerdict(tool string, strict, loose []string, match func(r rule, text string, strict bool) bool) (Verdict, string, bool) {
+//
+// noSession skips the session rules: for a command with a denied program
+// inside it.
+func (e *Engine) listVerdict(tool string, strict, loose []string, noSession bool, match func(r rule, text string, strict bool) bool) (Verdict, string, bool) {
 	t := e.table(tool)
 	for _, r := range t.deny {
 		for _, s := range strict {
@@ -238,6 +241,9 @@ func (e *Engine) listVerdict(tool string, strict, loose []string, match func(r r
 		}
 	}
 	for _, r := range e.sessionRules(tool) {
+		if noSession {
+			break
+		}
 		for _, s := range loose {
 			if match(r, s, false) {
 				return Allow, "session rule " + r.String(), false

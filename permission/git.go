@@ -45,6 +45,12 @@ sub:
 	}
 	rest := append([]word{}, args[i:]...)
 	if al, ok := c.aliases[strings.ToLower(rest[0].text)]; ok {
+		if len(al) == 0 {
+			// `-c alias.x` without a value: git reads it as "true" and
+			// fails, but nothing here may guess what runs.
+			pl.ask(rest[0].text, "git alias "+rest[0].text+" has no command")
+			return
+		}
 		exp := make([]word, 0, len(al)+len(rest))
 		for _, a := range al {
 			exp = append(exp, word{text: a, static: true})
@@ -55,6 +61,9 @@ sub:
 	sub, sargs := rest[0].text, rest[1:]
 	for j := range sargs {
 		t := sargs[j].text
+		if p := gitObjectPath(t); p != "" && (sensitiveName(p) || gitConfigPath(p)) && sub != "config" && sub != "remote" {
+			pl.ask(t, "git "+sub+" reads "+p+" out of the repository: names a sensitive file")
+		}
 		switch sub {
 		case "difftool", "mergetool":
 			if v, ok := optValue(sargs, j, "-x", "--extcmd"); ok {
@@ -86,6 +95,15 @@ sub:
 			if !strings.HasPrefix(t, "-") && commandKey(strings.ToLower(t)) && j+1 < len(sargs) {
 				v := sargs[j+1]
 				pl.ask(t, "git config stores a command in "+t)
+				if strings.HasPrefix(strings.ToLower(t), "alias.") {
+					// `!cmd` is a shell command; anything else a git
+					// command line.
+					if strings.HasPrefix(v.text, "!") {
+						v.text = v.text[1:]
+					} else {
+						v.text = "git " + v.text
+					}
+				}
 				pl.inner = append(pl.inner, func() { c.nestedScript(v, "git config "+t) })
 			}
 			if t == "--global" || t == "--system" || t == "--file" || strings.HasPrefix(t, "--file=") || t == "-f" {
@@ -176,10 +194,6 @@ func (c *checker) goTool(args []word, pl *plan) {
 				pl.ask(v.text, "go -C: "+why)
 			}
 		}
-		for _, o := range []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"} {
-			if v, ok := optValue(args, i, o, "-"+o); ok && (a.text == o || strings.HasPrefix(a.text, o+"=") || strings.HasPrefix(a.text, "-"+o)) {
-				c.writeWord(v, pl)
-			}
-		}
 	}
+	c.goWrites(args, pl)
 }

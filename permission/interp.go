@@ -171,8 +171,9 @@ func (c *checker) quotedCommands(code, via string, pl *plan) {
 // only denials, since most literals are not commands.
 func (c *checker) quiet(s, via string) {
 	var d Decision
-	sub := &checker{e: c.e, d: &d, cwd: c.cwd, funcs: map[string]bool{}, aliases: map[string][]string{}}
+	sub := newChecker(c.e, &d, c.cwd)
 	sub.script(s, c.depth+1, via)
+	sub.resolveArith()
 	for _, p := range d.Parts {
 		if p.Verdict == Deny {
 			p.Reason = via + " code contains a denied command: " + p.Reason
@@ -205,6 +206,8 @@ func dangerousVar(name string) string {
 	case strings.HasPrefix(u, "PYTHON"), strings.HasPrefix(u, "PERL"), strings.HasPrefix(u, "RUBY"),
 		strings.HasPrefix(u, "NODE_"), u == "JAVA_TOOL_OPTIONS", u == "_JAVA_OPTIONS", u == "JDK_JAVA_OPTIONS":
 		return "loads code into an interpreter"
+	case u == "MAKEFILES", u == "MFLAGS", u == "GNUMAKEFLAGS", u == "MAKESHELL", u == "SHELL":
+		return "makes make (or other programs) read other makefiles or run another shell"
 	case strings.HasPrefix(u, "NPM_CONFIG_"), u == "MAKEFLAGS", u == "RIPGREP_CONFIG_PATH", u == "GREP_OPTIONS",
 		u == "TAR_OPTIONS", u == "HOME", strings.HasPrefix(u, "XDG_"), strings.HasPrefix(u, "SSH_"):
 		return "makes programs read another configuration"

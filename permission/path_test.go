@@ -145,7 +145,7 @@ func TestCheckPathRules(t *testing.T) {
 		{def, "write_file", "sub/.envrc", true, Deny},
 		{def, "write_file", ".env.local", true, Ask},
 		{def, "write_file", ".Git/hooks/post-checkout", true, Deny},
-		{def, "read_file", ".git/config", false, Allow},
+		{def, "read_file", ".git/config", false, Ask}, // may hold a token
 		{def, "read_file", ".env", false, Ask},
 		{def, "read_file", "certs/server.pem", false, Ask},
 		{def, "read_file", "tls.key", false, Ask},

@@ -96,6 +96,9 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 	if tool != "glob" && (sensitiveName(lexRel) || sensitiveName(rel)) {
 		raise(Ask, "sensitive file (secrets): "+path.Base(rel))
 	}
+	if !write && tool != "glob" && (gitConfigPath(lexRel) || gitConfigPath(rel)) {
+		raise(Ask, "git's configuration may hold credentials: "+lexRel)
+	}
 	if n := linkCount(real); n > 1 {
 		raise(Ask, "hard link: the same file has another name, perhaps outside the workspace")
 	}
@@ -104,7 +107,7 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 		d.add(floor)
 		return d
 	}
-	v, why, _ := e.listVerdict(tool, []string{lexRel, rel}, []string{lexRel}, pathMatch)
+	v, why, _ := e.listVerdict(tool, []string{lexRel, rel}, []string{lexRel}, false, pathMatch)
 	part := Part{Text: text, Verdict: v, Reason: why}
 	if v == Ask && floor.Verdict < Ask {
 		part.Suggest = GeneralisePath(lexRel)

@@ -9,6 +9,10 @@ import (
 func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	args := argv[1:]
 	switch base {
+	case "test", "[", "printf", "wait", "read", "mapfile", "readarray", "getopts", "unset", "let":
+		c.builtinVars(base, args, pl)
+	}
+	switch base {
 	case "cd", "pushd", "popd", "chdir":
 		c.cd(base, args, pl)
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "rbash":
@@ -23,17 +27,30 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	case "command", "builtin", "exec", "nohup", "nice", "timeout", "time", "stdbuf", "setsid",
 		"ionice", "busybox", "toybox", "flock", "watch", "chroot", "strace", "ltrace", "unbuffer":
 		c.wrapper(base, args, in, pl)
-	case "sudo", "doas", "su", "pkexec", "run0":
+	case "taskset", "chrt", "prlimit", "unshare", "fakeroot", "ssh-agent", "setpriv", "script", "parallel", "sem":
+		c.wrapper2(base, args, in, pl)
+	case "sudo", "doas", "su", "pkexec", "run0", "runuser":
 		c.privileged(base, args, in, pl)
+	case "zip":
+		c.zip(args, pl)
+	case "make", "gmake":
+		c.makeTool(args, in, pl)
+	case "npm", "pnpm", "yarn":
+		c.npmTool(base, args, pl)
 	case "env":
 		c.env(args, in, pl)
 	case "xargs":
-		inner := skipOptions(args, "IiLlnPsdEa", []string{"--max-args", "--max-procs", "--delimiter", "--replace", "--arg-file", "--eof", "--max-lines", "--max-chars", "--process-slot-var"})
+		// -i, -l and -e take their optional value only attached, as do
+		// --replace, --max-lines and --eof with =.
+		inner := skipOptions(args, "IaLnPsdE", []string{"--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-chars", "--process-slot-var"})
 		pl.noArgCheck = true
 		if len(inner) == 0 {
 			inner = []word{{text: "echo", static: true}}
 		}
 		pl.ask(joinWords(argv), "xargs runs "+inner[0].text+" with arguments read from input")
+		// The arguments read stand as a placeholder, so `xargs rm` meets
+		// a rule `rm *`.
+		inner = append(append([]word{}, inner...), word{text: "{args}", static: true})
 		pl.inner = append(pl.inner, func() { c.nested(inner, stdin{}) })
 	case "find":
 		c.find(args, pl)
@@ -137,17 +154,23 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		}
 		pl.noArgCheck = true
 	case "trap":
-		if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") {
-			w := args[0]
-			pl.inner = append(pl.inner, func() { c.nestedScript(w, "trap") })
-		}
-		pl.noArgCheck = true
+		c.trap(args, pl)
 	case "export", "declare", "typeset", "local", "readonly":
 		// Reached only when written unusually (e.g. via command); the
 		// parser's DeclClause handles the normal case.
+		integer := false
 		for _, a := range args {
-			if n, v, ok := strings.Cut(a.text, "="); ok {
+			if strings.HasPrefix(a.text, "-") {
+				integer = integer || strings.Contains(a.text, "i")
+				continue
+			}
+			n, v, ok := strings.Cut(a.text, "=")
+			c.arithArg(word{text: n, static: a.static}, true, pl)
+			if ok {
 				pl.floor = append(pl.floor, c.assign(n, word{text: v, static: a.static})...)
+				if integer {
+					c.arithArg(word{text: v, static: a.static}, false, pl)
+				}
 			}
 		}
 		pl.noArgCheck = true
@@ -159,6 +182,29 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			}
 		}
 	}
+	c.runner(base, argv, pl)
+	c.followChecks(base, args, pl)
+}
+
+// trap: the action is a command run later (on a signal or at exit); `-`,
+// an empty action or a lone signal resets or ignores.
+func (c *checker) trap(args []word, pl *plan) {
+	pl.noArgCheck = true
+	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && args[0].text != "-" {
+		if args[0].text == "--" {
+			args = args[1:]
+			break
+		}
+		if strings.ContainsAny(args[0].text, "lpP") {
+			return // lists traps or signals
+		}
+		args = args[1:]
+	}
+	if len(args) < 2 || args[0].text == "-" {
+		return
+	}
+	w := args[0]
+	pl.inner = append(pl.inner, func() { c.nestedScript(w, "trap") })
 }
 
 // writeWord records a file a command writes.

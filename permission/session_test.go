@@ -13,7 +13,8 @@ func TestGeneralise(t *testing.T) {
 		"go test ./pkg/...":     "go test *",
 		"git log --oneline":     "git log *",
 		"make build":            "make build *",
-		"unlink x":              "unlink *",
+		"unlink x":              "unlink x",
+		"tsc -p .":              "tsc *",
 		"go -C x test":          "go -C x test",
 		"env FOO=1 make":        "env FOO=1 make",
 		"python3 -c 'print(1)'": "python3 -c 'print(1)'",
@@ -194,7 +195,11 @@ func TestLimits(t *testing.T) {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func FuzzCheckCommand(f *testing.F) {
-	for _, s := range []string{"ls -la", "bash -c 'rm -rf x'", "sed -i", "git -c ALIAS.P=push p", "find . -exec", "timeout", "env -u", "xargs -I", "cat <<EOF\n$(rm x)\nEOF", "a\x00b", "{a,b}{c,d}", "$'\\x72m'", "f() { ls; }; f", "git -c alias.p=push p"} {
+	for _, s := range []string{"ls -la", "bash -c 'rm -rf x'", "sed -i", "git -c ALIAS.P=push p", "find . -exec", "timeout", "env -u", "xargs -I", "cat <<EOF\n$(rm x)\nEOF", "a\x00b", "{a,b}{c,d}", "$'\\x72m'", "f() { ls; }; f", "git -c alias.p=push p",
+		"test -v 'a[$(rm x)]'", "[[ 'a[$(id)]' -eq 0 ]]", "x='a[$(id)]'; echo $((x))", "declare -i n; n+='a[1]'",
+		"echo ${x:'$(id)':1}", "bash <<EOF\nls \\`id\\`\nEOF", "trap -- 'id' EXIT", "taskset -c 0 rm x",
+		"script -qc 'id' /dev/null", "make --eval='x:;id' x", "git show HEAD:.env", "cat -f/etc/passwd", "git -c alias.x x; sudo id",
+		"for ((i=0;i<3;i++)); do a[i]=$i; done", "read -a 'a[$(id)]'"} {
 		f.Add(s)
 	}
 	e, err := New(f.TempDir(), corpusRules())
@@ -286,5 +291,112 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	for i := 0; i < 4; i++ {
 		<-done
+	}
+}
+
+// TestGeneraliseNeverBroadens: wrappers, runners and destructive commands
+// get exact session rules, and wildcard rules for them are refused.
+func TestGeneraliseNeverBroadens(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), issueRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		// wrappers and runners
+		"taskset -c 0 true", "chrt -f 1 true", "prlimit --nofile=10 true", "unshare -n true", "fakeroot true",
+		"ssh-agent true", "parallel true ::: a", "sem true", "setpriv --no-new-privs true", "runuser -u me true",
+		"script -c true /dev/null", "zip -TT true -T a.zip f", "xargs -a list -- true", "env A=1 true",
+		"timeout 1 true", "nice true", "nohup true", "stdbuf -oL true", "flock l true", "watch true",
+		"ionice true", "setsid true", "strace true", "bash -c true", "python3 x.py", "ssh host true",
+		"npx cowsay", "npm exec cowsay", "numactl -C 0 true", "sudo true", "find . -exec true {} +",
+		// destructive programs
+		"rm old.log", "rm -rf build", "mv a b", "cp a b", "chmod -R 755 dir", "chmod +x f", "chown me f",
+		"dd if=a of=b", "truncate -s 0 f", "shred f", "unlink f", "ln -sf a b", "tee f", "rsync -a --delete a/ b/",
+		"git push origin main", "git reset --hard", "git clean -fdx", "git checkout -- .", "git restore f",
+		"git branch -D x", "git stash drop", "git rebase main", "git -C . push",
+		"npm uninstall x", "npm rm x", "pnpm remove x", "yarn remove x", "pip uninstall x", "apt-get remove x",
+		"apt purge x", "dnf remove x", "brew uninstall x", "cargo uninstall x", "gem uninstall x",
+		"pacman -Rns x", "docker rm x", "kubectl delete pod x", "make clean", "go clean -modcache",
+	} {
+		g := Generalise(cmd)
+		if hasWildcard(g) {
+			t.Errorf("Generalise(%q) = %q: a wildcard", cmd, g)
+		}
+		f := strings.Fields(cmd)
+		for _, broad := range []string{f[0] + " *", strings.Join(f[:min(2, len(f))], " ") + " *"} {
+			if err := e.AllowForSession("bash", broad); err == nil {
+				t.Errorf("AllowForSession(%q) accepted (from %q)", broad, cmd)
+			}
+		}
+	}
+	// Ordinary tools still generalise.
+	for in, want := range map[string]string{"go test ./x": "go test *", "tsc -p .": "tsc *", "git log -3": "git log *",
+		"npm run build": "npm run *", "make build": "make build *", "jq . a.json": "jq *", "git add f": "git add *"} {
+		if got := Generalise(in); got != want {
+			t.Errorf("Generalise(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSessionRuleNeverLiftsDeny: issue 10's sequence, and a session rule
+// that matches a command with a denied program inside.
+func TestSessionRuleNeverLiftsDeny(t *testing.T) {
+	t.Parallel()
+	e, err := New(t.TempDir(), issueRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.CheckCommand("taskset -c 0 true")
+	for _, p := range d.Parts {
+		if p.Suggest != "" {
+			if err := e.AllowForSession("bash", p.Suggest); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := e.CheckCommand("taskset -c 0 true").Verdict; got != Allow {
+		t.Errorf("approved command: %s", got)
+	}
+	for _, r := range e.SessionRules("bash") {
+		if strings.HasPrefix(r, "taskset") && hasWildcard(r) {
+			t.Errorf("session rule %q", r)
+		}
+	}
+	for _, exact := range []string{"taskset -c 0 rm -rf victim", "mytool rm -rf victim", "mytool --x sudo id"} {
+		if err := e.AllowForSession("bash", exact); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.AllowForSession("bash", "mytool *"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []verdictCase{
+		{"taskset -c 0 rm -rf victim", Deny},
+		{"mytool rm -rf victim", Ask}, // the rule `mytool *` matches, but rm * is inside
+		{"mytool --x sudo id", Ask},
+		{"mytool build", Allow},
+		{"true; rm -rf victim", Deny},
+	} {
+		if d := e.CheckCommand(tc.cmd); d.Verdict != tc.want {
+			t.Errorf("%q: %s, want %s\n%s", tc.cmd, d.Verdict, tc.want, d.Explain())
+		}
+	}
+	// Approving `rm old.log` in an editor allows exactly that.
+	b, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = b.CheckCommand("rm old.log")
+	if d.Verdict != Ask || len(d.Parts) != 1 || d.Parts[0].Suggest != "rm old.log" {
+		t.Fatalf("rm old.log:\n%s", d.Explain())
+	}
+	if err := b.AllowForSession("bash", d.Parts[0].Suggest); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []verdictCase{{"rm old.log", Allow}, {"rm new.log", Ask}, {"rm -rf src", Ask}, {"rm old.log -rf src", Ask}} {
+		if got := b.CheckCommand(tc.cmd).Verdict; got != tc.want {
+			t.Errorf("%q after approving rm old.log: %s, want %s", tc.cmd, got, tc.want)
+		}
 	}
 }

@@ -17,10 +17,12 @@ func (e *Engine) CheckCommand(cmd string) (d Decision) {
 			Reason: fmt.Sprintf("command is %d bytes, over the %d-byte limit: not checked, not run", len(cmd), HardCommandLimit)})
 		return d
 	}
-	c := &checker{e: e, d: &d, cwd: e.ws, funcs: map[string]bool{}, aliases: map[string][]string{}}
+	c := newChecker(e, &d, e.ws)
 	defer func() {
+		// A checker bug must never weaken a verdict: what it was about to
+		// find could have been a deny.
 		if r := recover(); r != nil {
-			d.add(Part{Text: cmd, Verdict: Ask, Structural: true, Reason: fmt.Sprintf("checker failed: %v", r)})
+			d.add(Part{Text: cmd, Verdict: Deny, Structural: true, Reason: fmt.Sprintf("checker failed: %v", r)})
 		}
 	}()
 	src := cmd
@@ -35,6 +37,7 @@ func (e *Engine) CheckCommand(cmd string) (d Decision) {
 			Reason: fmt.Sprintf("command is %d bytes, over the %d-byte display limit", len(cmd), SoftCommandLimit)})
 	}
 	c.script(src, 0, "")
+	c.resolveArith()
 	if len(d.Parts) == 0 {
 		d.add(Part{Text: cmd, Verdict: Ask, Structural: true, Reason: "no command found"})
 	}
@@ -49,12 +52,21 @@ type checker struct {
 	depth   int
 	funcs   map[string]bool
 	aliases map[string][]string // git aliases set with -c alias.X=Y
+	vars    *shellVars
 	// downloads counts commands seen that fetch data from the network;
 	// piped and pipeDownload say whether the current command reads a pipe,
 	// and whether a download feeds it.
 	downloads    int
 	piped        bool
 	pipeDownload bool
+	// pipeText is the text a literal producer (cat of a here-document,
+	// echo of literal words) writes into the pipe the current command reads.
+	pipeText  string
+	pipeKnown bool
+}
+
+func newChecker(e *Engine, d *Decision, cwd string) *checker {
+	return &checker{e: e, d: d, cwd: cwd, funcs: map[string]bool{}, aliases: map[string][]string{}, vars: newShellVars()}
 }
 
 // script parses and walks a shell script at a nesting depth. via names the
@@ -105,6 +117,12 @@ func (c *checker) visit(n syntax.Node) {
 		case *syntax.ProcSubst:
 			c.sub(n.Stmts)
 			return false
+		case *syntax.ArithmExp:
+			c.arith(n.X, "")
+			return false
+		case *syntax.ParamExp:
+			c.paramParts(n, false)
+			return false
 		}
 		return true
 	})
@@ -148,7 +166,7 @@ func (c *checker) stmt(s *syntax.Stmt) {
 			c.visit(r.Hdoc)
 		}
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
 			if p, bad := c.writeTarget(r.Word); bad {
 				extra = append(extra, p)
 			}
@@ -165,7 +183,7 @@ func (c *checker) stmt(s *syntax.Stmt) {
 				extra = append(extra, p)
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
-			t, ok := heredocText(r.Hdoc)
+			t, ok := heredocText(r.Hdoc, quotedWord(r.Word))
 			in = stdin{script: t, known: ok, set: true}
 		case syntax.WordHdoc:
 			ws := fields(r.Word)
@@ -197,11 +215,12 @@ func (c *checker) compound(x syntax.Command) {
 			cwd := c.cwd
 			before := c.downloads
 			c.stmt(x.X)
-			savedPiped, savedDl := c.piped, c.pipeDownload
+			savedPiped, savedDl, savedText, savedKnown := c.piped, c.pipeDownload, c.pipeText, c.pipeKnown
 			c.piped = true
 			c.pipeDownload = c.pipeDownload || c.downloads > before
+			c.pipeText, c.pipeKnown = producerText(x.X)
 			c.stmt(x.Y)
-			c.piped, c.pipeDownload = savedPiped, savedDl
+			c.piped, c.pipeDownload, c.pipeText, c.pipeKnown = savedPiped, savedDl, savedText, savedKnown
 			c.cwd = cwd // each pipeline element runs in a subshell
 			return
 		}
@@ -221,6 +240,16 @@ func (c *checker) compound(x syntax.Command) {
 		c.sub([]*syntax.Stmt{x.Body})
 	case *syntax.DeclClause:
 		c.decl(x)
+	case *syntax.ArithmCmd:
+		c.arith(x.X, "")
+	case *syntax.LetClause:
+		for _, e := range x.Exprs {
+			c.arith(e, "")
+		}
+	case *syntax.TestClause:
+		c.testExpr(x.X)
+	case *syntax.ForClause:
+		c.forClause(x)
 	case *syntax.TimeClause:
 		c.stmt(x.Stmt)
 	case *syntax.CoprocClause:
@@ -234,15 +263,10 @@ func (c *checker) compound(x syntax.Command) {
 func (c *checker) call(x *syntax.CallExpr, extra []Part, in stdin, redirs []string) {
 	for _, a := range x.Assigns {
 		c.visit(a.Value)
-		if a.Array != nil {
-			c.visit(a.Array)
-		}
-		if a.Index != nil {
-			c.visit(a.Index)
-		}
 		if a.Name == nil {
 			continue
 		}
+		c.assignVar(a)
 		val := word{static: true}
 		if a.Value != nil {
 			val = evalParts(a.Value.Parts, false)
@@ -291,46 +315,6 @@ func (c *checker) assign(name string, val word) []Part {
 	return out
 }
 
-func (c *checker) decl(x *syntax.DeclClause) {
-	var extra []Part
-	args := []string{x.Variant.Value}
-	for _, a := range x.Args {
-		c.visit(a.Value)
-		if a.Array != nil {
-			c.visit(a.Array)
-		}
-		if a.Naked && a.Name == nil {
-			if a.Value != nil {
-				opt := evalParts(a.Value.Parts, false)
-				args = append(args, opt.text)
-				if strings.HasPrefix(opt.text, "-") && strings.ContainsAny(opt.text, "nf") {
-					extra = append(extra, Part{Text: opt.text, Verdict: Ask, Structural: true,
-						Reason: x.Variant.Value + " " + opt.text + " aliases a variable or changes a function"})
-				}
-			}
-			continue
-		}
-		if a.Name == nil {
-			continue
-		}
-		val := word{static: true}
-		if a.Value != nil {
-			val = evalParts(a.Value.Parts, false)
-		}
-		if a.Naked {
-			args = append(args, a.Name.Value)
-			if why := dangerousVar(a.Name.Value); why != "" {
-				extra = append(extra, Part{Text: a.Name.Value, Verdict: Ask, Structural: true, Reason: "changes " + a.Name.Value + ": " + why})
-			}
-			continue
-		}
-		args = append(args, a.Name.Value+"="+val.text)
-		extra = append(extra, c.assign(a.Name.Value, val)...)
-	}
-	text := strings.Join(args, " ")
-	c.d.add(strictest(c.ruled(text, text, nil, false), extra))
-}
-
 // strictest merges structural parts into p: the verdict is the strictest,
 // and the reason is that of the strictest structural part when it ties.
 func strictest(p Part, extra []Part) Part {
@@ -346,11 +330,11 @@ func strictest(p Part, extra []Part) Part {
 // argv[0] reduced to its base name; canon are further texts deny and allow
 // rules see (git without global options). transparent wrappers default to
 // allow: what they run is checked as its own part.
-func (c *checker) ruled(text, base string, canon []string, transparent bool) Part {
+func (c *checker) ruled(text, base string, canon []string, transparent, denyInside bool) Part {
 	name, _, _ := strings.Cut(text, " ")
 	strict := append([]string{text, base}, canon...)
 	loose := append([]string{text}, canon...)
-	v, why, fromList := c.e.listVerdict("bash", strict, loose, func(r rule, s string, strict bool) bool {
+	v, why, fromList := c.e.listVerdict("bash", strict, loose, denyInside, func(r rule, s string, strict bool) bool {
 		if !strict && strings.Contains(name, "/") && ruleHead(r.pat) != name {
 			return false // allow rules need a bare name unless they name the path
 		}
@@ -368,4 +352,44 @@ func (c *checker) ruled(text, base string, canon []string, transparent bool) Par
 		p.Reason = "program named by path (not the bare command): " + why
 	}
 	return p
+}
+
+// producerText returns what a pipeline's left side writes when it is
+// literal: `cat` with a here-document or here-string, or `echo` of literal
+// words without options.
+func producerText(s *syntax.Stmt) (string, bool) {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 {
+		return "", false
+	}
+	var argv []word
+	for _, w := range call.Args {
+		argv = append(argv, fields(w)...)
+	}
+	for _, a := range argv {
+		if !a.static {
+			return "", false
+		}
+	}
+	switch argv[0].text {
+	case "cat":
+		if len(argv) != 1 || len(s.Redirs) != 1 {
+			return "", false
+		}
+		r := s.Redirs[0]
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			return heredocText(r.Hdoc, quotedWord(r.Word))
+		case syntax.WordHdoc:
+			ws := fields(r.Word)
+			if len(ws) == 1 && ws[0].static {
+				return ws[0].text, true
+			}
+		}
+	case "echo":
+		if len(s.Redirs) == 0 && (len(argv) == 1 || !strings.HasPrefix(argv[1].text, "-")) {
+			return joinWords(argv[1:]), true
+		}
+	}
+	return "", false
 }

@@ -73,8 +73,17 @@ func (c *checker) readPath(p string) (Verdict, string) {
 	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
 		return Ask, "reads outside the workspace: " + p
 	}
-	if _, why := c.e.resolve(abs); why != "" {
+	real, why := c.e.resolve(abs)
+	if why != "" {
+		if strings.Contains(why, "outside") {
+			// A link in the workspace leading out is what a hostile
+			// repository plants: refused, as the file tools refuse it.
+			return Deny, "reads " + p + ", which " + why
+		}
 		return Ask, "reads " + p + ", which " + why
+	}
+	if gitConfigPath(c.e.rel(abs)) || gitConfigPath(c.e.rel(real)) {
+		return Ask, "reads git's configuration, which may hold credentials: " + p
 	}
 	return Allow, ""
 }

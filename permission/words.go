@@ -300,9 +300,10 @@ func source(n syntax.Node) string {
 	return "…"
 }
 
-// heredocText returns the body of a here-document with unquoted-body
-// escapes removed, and whether it is fully static.
-func heredocText(w *syntax.Word) (string, bool) {
+// heredocText returns the body of a here-document as the shell passes it
+// on: for an unquoted delimiter, backslash escapes of $, `, \ and newline
+// removed, and whether it is fully static.
+func heredocText(w *syntax.Word, quoted bool) (string, bool) {
 	if w == nil {
 		return "", true
 	}
@@ -311,11 +312,54 @@ func heredocText(w *syntax.Word) (string, bool) {
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			b.WriteString(p.Value)
+			if quoted {
+				b.WriteString(p.Value)
+			} else {
+				b.WriteString(unescapeHeredoc(p.Value))
+			}
 		default:
 			static = false
 			b.WriteString(source(p))
 		}
 	}
 	return b.String(), static
+}
+
+// unescapeHeredoc removes the backslashes an unquoted here-document body
+// loses: before $, `, \ and newline; any other backslash stays.
+func unescapeHeredoc(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '\\':
+				i++
+				b.WriteByte(s[i])
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// quotedWord reports a here-document delimiter with any quoting, which
+// makes the body literal.
+func quotedWord(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok || strings.Contains(l.Value, `\`) {
+			return true
+		}
+	}
+	return false
 }

@@ -70,8 +70,7 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 				return
 			}
 			if strings.Contains(t[1:], "s") {
-				args = args[i+1:]
-				goto stdinScript
+				goto stdinScript // the operands after -s are positional parameters
 			}
 			continue
 		}
@@ -95,6 +94,12 @@ stdinScript:
 			return
 		}
 		pl.ask(base, base+" runs commands piped in from another command")
+		if c.pipeKnown {
+			// The text is literal: what it runs is checked too, so a
+			// denied command in it is denied.
+			s := c.pipeText
+			pl.inner = append(pl.inner, func() { c.nestedScript(word{text: s, static: true}, base+" from a pipe") })
+		}
 	default:
 		pl.ask(base, base+" reads commands from input that is not checked")
 	}
@@ -181,12 +186,19 @@ func (c *checker) privileged(base string, args []word, in stdin, pl *plan) {
 	pl.noArgCheck = true
 	var inner []word
 	switch base {
-	case "su":
-		for i := range args {
+	case "su", "runuser":
+		user := false
+		for i, a := range args {
 			if v, ok := optValue(args, i, "-c", "--command"); ok {
-				pl.inner = append(pl.inner, func() { c.nestedScript(v, "su -c") })
+				pl.inner = append(pl.inner, func() { c.nestedScript(v, base+" -c") })
 			}
+			user = user || a.text == "-u" || strings.HasPrefix(a.text, "--user")
 		}
+		if base == "runuser" && user {
+			inner = skipOptions(args, "ugGcsw", []string{"--user", "--group", "--supp-group", "--command", "--shell", "--whitelist-environment"})
+			break
+		}
+		pl.ask(base, base+" runs a command with other privileges")
 		return
 	case "sudo":
 		inner = skipOptions(args, "ugpCDrthUT", []string{"--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--host", "--other-user", "--command-timeout"})

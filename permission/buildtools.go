@@ -1,0 +1,244 @@
+package permission
+
+import (
+	"strings"
+)
+
+// Build tools run code from their makefiles and package scripts; an allow
+// rule `make*` or `npm test*` accepts that. What it does not accept is a
+// flag that swaps the program or the makefile, or points output elsewhere:
+// each such flag is checked as the command or path it introduces.
+
+// makeTool checks make's command line: variables that name programs or
+// carry $(shell ...), --eval text, makefiles read from input or from
+// outside the workspace.
+func (c *checker) makeTool(args []word, in stdin, pl *plan) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		if !a.static {
+			continue // argChecks asks
+		}
+		if t == "--" {
+			break
+		}
+		if v, ok := optValue(args, i, "-f", "--file", "--makefile"); ok {
+			if v.text == "-" {
+				if in.set && in.known && !in.file {
+					c.makefileText(in.script, "make -f -", pl)
+				} else {
+					pl.ask(t, "make -f - reads a makefile from input that is not checked")
+				}
+			} else if v.static {
+				if r, why := c.readPath(v.text); r >= Ask {
+					pl.ask(v.text, "make runs the recipes of a makefile that "+strings.TrimPrefix(why, "reads "))
+				}
+			}
+			continue
+		}
+		if v, ok := optValue(args, i, "-E", "--eval"); ok {
+			pl.ask(t, "make --eval runs makefile text given on the command line")
+			if v.static {
+				c.makefileText(v.text, "make --eval", pl)
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "-") {
+			continue
+		}
+		name, val, ok := strings.Cut(t, "=")
+		if !ok || name == "" {
+			continue
+		}
+		name = strings.TrimRight(name, ":+?!")
+		c.makeVar(name, val, pl)
+	}
+}
+
+// makeVar checks a make variable set on the command line or in a makefile.
+func (c *checker) makeVar(name, val string, pl *plan) {
+	switch strings.ToUpper(name) {
+	case "SHELL", "MAKESHELL", ".SHELLFLAGS":
+		pl.ask(name+"="+val, "make runs every recipe with "+name+"="+val)
+		if name != ".SHELLFLAGS" {
+			w := word{text: val, static: true}
+			pl.inner = append(pl.inner, func() { c.nestedProgram(w, "make "+name) })
+		}
+		return
+	case "MAKEFILES", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", ".DEFAULT_GOAL", "MAKE", "MAKEOVERRIDES":
+		pl.ask(name+"="+val, "make reads other makefiles or options from "+name)
+		return
+	}
+	if programVar(name) && val != "" {
+		pl.ask(name+"="+val, "make variable "+name+" names the program recipes run")
+		w := word{text: val, static: true}
+		pl.inner = append(pl.inner, func() { c.nestedProgram(w, "make "+name) })
+		return
+	}
+	if strings.ContainsAny(val, "$`;|&<>()\n") {
+		pl.ask(name+"="+val, "make variable "+name+" may put commands into recipes")
+		c.makeShellCalls(val, pl)
+	}
+}
+
+// programVar reports make's conventional variables that name programs.
+func programVar(name string) bool {
+	switch strings.ToUpper(name) {
+	case "CC", "CXX", "CPP", "LD", "AR", "AS", "FC", "RM", "INSTALL", "GO", "NPM", "NODE", "PYTHON", "PERL",
+		"YACC", "LEX", "MAKEINFO", "TEX", "CARGO", "DOCKER", "GIT", "SED", "AWK", "CP", "MV", "MKDIR", "LN",
+		"STRIP", "OBJCOPY", "RANLIB", "NM", "PKG_CONFIG", "GOFMT", "TAR", "ZIP", "CURL", "WGET", "SH", "BASH":
+		return true
+	}
+	return false
+}
+
+// makefileText checks makefile text: recipe lines (after a tab, or after
+// `;` on a rule line), $(shell ...) calls, SHELL assignments and includes.
+func (c *checker) makefileText(text, via string, pl *plan) {
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "\t") {
+			c.makeRecipe(line[1:], via, pl)
+			continue
+		}
+		trim := strings.TrimSpace(line)
+		if trim == "" || strings.HasPrefix(trim, "#") {
+			continue
+		}
+		c.makeShellCalls(trim, pl)
+		if f := strings.Fields(trim); len(f) > 1 && (f[0] == "include" || f[0] == "-include" || f[0] == "sinclude") {
+			for _, p := range f[1:] {
+				if v, why := c.readPath(p); v >= Ask {
+					pl.ask(p, via+" includes a makefile that "+strings.TrimPrefix(why, "reads "))
+				}
+			}
+			continue
+		}
+		if n, v, ok := strings.Cut(trim, "="); ok && (!strings.Contains(n, ":") || strings.HasSuffix(n, ":")) {
+			c.makeVar(strings.TrimSpace(strings.TrimRight(n, ":+?!")), strings.TrimSpace(v), pl)
+			continue
+		}
+		if rule, recipe, ok := strings.Cut(trim, ";"); ok && strings.Contains(rule, ":") {
+			c.makeRecipe(recipe, via, pl)
+		}
+	}
+}
+
+// makeRecipe checks one recipe line as the shell command make runs: the
+// @, - and + prefixes dropped and $$ turned into $. Make's own $(VAR)
+// references stay, so the shell parser sees them as commands it cannot
+// know, which is what they are here.
+func (c *checker) makeRecipe(line, via string, pl *plan) {
+	line = strings.TrimLeft(strings.TrimSpace(line), "@-+")
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	c.makeShellCalls(line, pl)
+	w := word{text: strings.ReplaceAll(line, "$$", "$"), static: true}
+	pl.inner = append(pl.inner, func() { c.nestedScript(w, via+" recipe") })
+}
+
+// makeShellCalls checks the commands of $(shell ...) and ${shell ...} in
+// make text.
+func (c *checker) makeShellCalls(s string, pl *plan) {
+	for _, open := range []string{"$(shell ", "${shell "} {
+		rest := s
+		for {
+			k := strings.Index(rest, open)
+			if k < 0 {
+				break
+			}
+			rest = rest[k+len(open):]
+			end := matchingClose(rest, open[1])
+			w := word{text: rest[:end], static: true}
+			pl.ask(open+"…", "make runs a shell command while reading the makefile")
+			pl.inner = append(pl.inner, func() { c.nestedScript(w, "make $(shell)") })
+			rest = rest[end:]
+		}
+	}
+}
+
+// matchingClose returns the index of the bracket closing an opening one
+// just before s, or len(s).
+func matchingClose(s string, open byte) int {
+	closer := byte(')')
+	if open == '{' {
+		closer = '}'
+	}
+	depth := 1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case open:
+			depth++
+		case closer:
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
+// npmTool checks npm, pnpm and yarn options that change the shell scripts
+// run with, load code, or read another configuration.
+func (c *checker) npmTool(base string, args []word, pl *plan) {
+	for i, a := range args {
+		t := a.text
+		if t == "--" {
+			return // the rest goes to the script
+		}
+		if v, ok := optValue(args, i, "--script-shell", "--shell"); ok {
+			pl.ask(t, base+" "+t+" runs scripts with another program")
+			pl.inner = append(pl.inner, func() { c.nestedProgram(v, base+" --script-shell") })
+		}
+		if v, ok := optValue(args, i, "--editor", "--browser", "--viewer", "--git"); ok {
+			pl.ask(t, base+" "+t+" names a program it runs")
+			pl.inner = append(pl.inner, func() { c.nestedProgram(v, base+" "+t) })
+		}
+		if v, ok := optValue(args, i, "-c", "--call"); ok && (t == "-c" || strings.HasPrefix(t, "--call")) {
+			pl.ask(t, base+" --call runs a shell command")
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, base+" --call") })
+		}
+		for _, o := range []string{"--node-options", "--userconfig", "--globalconfig", "--onload-script", "--init-module", "--prefix", "--cache", "--registry", "--workspaces-update"} {
+			if t == o || strings.HasPrefix(t, o+"=") {
+				pl.ask(t, base+" "+o+" loads code or another configuration")
+			}
+		}
+	}
+}
+
+// goProfileFlags are go test and go build flags (also as -test.X after
+// -args) whose value is a file or directory written.
+var goProfileFlags = map[string]bool{
+	"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
+	"mutexprofile": true, "trace": true, "outputdir": true, "testlogfile": true, "gocoverdir": true,
+	"fuzzcachedir": true, "pkgdir": true, "json.out": true,
+}
+
+// goWrites checks the written paths of go flags: -coverprofile=PATH,
+// -test.cpuprofile PATH after -args, -o PATH.
+func (c *checker) goWrites(args []word, pl *plan) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if !strings.HasPrefix(t, "-") {
+			continue
+		}
+		name, val, eq := strings.Cut(strings.TrimLeft(t, "-"), "=")
+		name = strings.TrimPrefix(name, "test.")
+		switch {
+		case goProfileFlags[name]:
+			v := word{text: val, static: args[i].static}
+			if !eq {
+				if i+1 >= len(args) {
+					continue
+				}
+				i++
+				v = args[i]
+			}
+			c.writeWord(v, pl)
+		case name == "overlay":
+			pl.ask(t, "go -overlay replaces source files with files a JSON file names")
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package permission
+
+import (
+	"strings"
+)
+
+// More exec-wrappers: each runs the command that follows its own options
+// and operands, which is checked as its own part. What they add themselves
+// (a shell started when no command is given, a library loaded, a log file
+// written) is a structural part of the wrapper.
+func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
+	pl.transparent, pl.noArgCheck = true, true
+	var inner []word
+	switch base {
+	case "taskset", "chrt":
+		i, pid := 0, false
+		for ; i < len(args); i++ {
+			t := args[i].text
+			if t == "--" {
+				i++
+				break
+			}
+			if !strings.HasPrefix(t, "-") || t == "-" {
+				break
+			}
+			if t == "--pid" || (!strings.HasPrefix(t, "--") && strings.Contains(t, "p")) {
+				pid = true
+			}
+			if base == "chrt" && (t == "-T" || t == "-P" || t == "-D" || t == "--sched-runtime" || t == "--sched-period" || t == "--sched-deadline") {
+				i++
+			}
+		}
+		if pid {
+			pl.transparent = false // changes a running process, runs nothing
+			return
+		}
+		i = min(i, len(args))
+		if i < len(args) {
+			i++ // the CPU mask or the priority
+		}
+		inner = args[i:]
+	case "prlimit":
+		for _, a := range args {
+			if a.text == "-p" || strings.HasPrefix(a.text, "--pid") {
+				pl.transparent = false
+				return
+			}
+		}
+		inner = skipOptions(args, "o", []string{"--output"})
+	case "unshare":
+		for _, a := range args {
+			if a.text == "-R" || strings.HasPrefix(a.text, "--root") {
+				pl.ask(a.text, "unshare --root changes the root directory")
+			}
+		}
+		inner = skipOptions(args, "SGwRl", []string{"--setuid", "--setgid", "--wd", "--root", "--propagation", "--map-user", "--map-group", "--map-users", "--map-groups", "--monotonic", "--boottime", "--load-interp"})
+	case "fakeroot":
+		for i, a := range args {
+			if v, ok := optValue(args, i, "--faked"); ok {
+				pl.ask(a.text, "fakeroot --faked runs another daemon program")
+				pl.inner = append(pl.inner, func() { c.nestedProgram(v, "fakeroot --faked") })
+			}
+			if a.text == "-l" || strings.HasPrefix(a.text, "--lib") {
+				pl.ask(a.text, "fakeroot -l loads a library into every program")
+			}
+			if v, ok := optValue(args, i, "-s"); ok && a.text == "-s" {
+				c.writeWord(v, pl)
+			}
+		}
+		inner = skipOptions(args, "lsib", []string{"--lib", "--faked", "--fd-base"})
+	case "ssh-agent":
+		inner = skipOptions(args, "aEOPt", nil)
+		if len(inner) == 0 {
+			pl.transparent = false
+			return
+		}
+	case "setpriv":
+		inner = skipOptions(args, "", []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups",
+			"--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label",
+			"--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"})
+	case "script":
+		c.script1(args, pl)
+		return
+	case "parallel", "sem":
+		c.parallel(args, pl)
+		return
+	}
+	if len(inner) == 0 {
+		switch base {
+		case "unshare", "fakeroot":
+			pl.transparent = false
+			pl.ask(base, base+" without a command starts a shell that reads commands from input")
+		default:
+			pl.transparent = false
+		}
+		return
+	}
+	pl.inner = append(pl.inner, func() { c.nested(inner, in) })
+}
+
+// script -c runs a shell command; without it, script starts a shell that
+// reads input. Either way it writes its log files.
+func (c *checker) script1(args []word, pl *plan) {
+	cmd := false
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if t := a.text; len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "c") && !strings.ContainsAny(t[:strings.Index(t, "c")], "EIOBTmo") {
+			// Bundled short options, -qc CMD or -qcCMD.
+			k := strings.Index(t, "c")
+			v := word{text: t[k+1:], static: a.static}
+			if v.text == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			cmd = true
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "script -c") })
+			continue
+		}
+		if v, ok := optValue(args, i, "-c", "--command"); ok {
+			cmd = true
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "script -c") })
+			if a.text == "-c" || a.text == "--command" {
+				i++
+			}
+			continue
+		}
+		if v, ok := optValue(args, i, "-I", "-O", "-B", "-T", "--log-in", "--log-out", "--log-io", "--log-timing"); ok {
+			c.writeWord(v, pl)
+			if !strings.Contains(a.text, "=") && len(a.text) <= 2 || strings.HasPrefix(a.text, "--") && !strings.Contains(a.text, "=") {
+				i++
+			}
+			continue
+		}
+		if a.text == "-E" || a.text == "-m" || a.text == "-o" || a.text == "--echo" || a.text == "--logging-format" || a.text == "--output-limit" {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(a.text, "-") {
+			ops = append(ops, a)
+		}
+	}
+	for _, o := range ops {
+		c.writeWord(o, pl)
+	}
+	if !cmd {
+		pl.transparent = false
+		pl.ask("script", "script without -c starts a shell that reads commands from input")
+	}
+}
+
+// parallel builds commands from its arguments and input: always ask, and
+// the command and every argument after ::: are checked for denied commands.
+func (c *checker) parallel(args []word, pl *plan) {
+	pl.transparent = false
+	pl.ask("parallel", "parallel builds and runs commands from its arguments and input")
+	rest := skipOptions(args, "ajSdEIMNsLPnXC", []string{"--jobs", "--arg-file", "--delimiter", "--colsep", "--joblog",
+		"--results", "--tmpdir", "--sshlogin", "--basefile", "--return", "--workdir", "--timeout", "--retries", "--halt",
+		"--delay", "--tagstring", "--env", "--transferfile", "--max-args", "--max-replace-args", "--memfree", "--load"})
+	var cmd []word
+	for i, a := range rest {
+		if strings.HasPrefix(a.text, ":::") {
+			for _, item := range rest[i+1:] {
+				if !strings.HasPrefix(item.text, ":::") {
+					w := item
+					pl.inner = append(pl.inner, func() { c.quiet(w.text, "parallel argument") })
+				}
+			}
+			break
+		}
+		cmd = append(cmd, a)
+	}
+	if len(cmd) > 0 {
+		w := concatWords(append(cmd, word{text: "{args}", static: true}))
+		pl.inner = append(pl.inner, func() { c.nestedScript(w, "parallel") })
+	}
+}
+
+// zip -TT names the command that tests the archive; the archive is written.
+func (c *checker) zip(args []word, pl *plan) {
+	for i, a := range args {
+		if v, ok := optValue(args, i, "--unzip-command"); ok {
+			pl.ask(a.text, "zip --unzip-command runs a command")
+			pl.inner = append(pl.inner, func() { c.nestedProgram(v, "zip --unzip-command") })
+		}
+		if strings.HasPrefix(a.text, "-TT") {
+			v := word{text: strings.TrimPrefix(strings.TrimPrefix(a.text, "-TT"), "="), static: a.static}
+			if v.text == "" && i+1 < len(args) {
+				v = args[i+1]
+			}
+			pl.ask(a.text, "zip -TT runs a command")
+			pl.inner = append(pl.inner, func() { c.nestedProgram(v, "zip -TT") })
+		}
+	}
+	if ops := operands(args); len(ops) > 0 {
+		c.writeWord(ops[0], pl)
+	}
+}
+
+// runners can run their arguments (or a command given in them) but are not
+// unwrapped here: at least ask, and any denied command visible in their
+// arguments is denied.
+var runners = map[string]bool{
+	"ssh": true, "nsenter": true, "systemd-run": true, "firejail": true, "bwrap": true, "proot": true,
+	"valgrind": true, "gdb": true, "lldb": true, "perf": true, "sg": true, "newgrp": true,
+	"dbus-run-session": true, "xvfb-run": true, "sshpass": true, "rlwrap": true, "entr": true,
+	"watchexec": true, "nodemon": true, "hyperfine": true, "cgexec": true, "numactl": true,
+	"faketime": true, "torsocks": true, "proxychains": true, "proxychains4": true, "catchsegv": true,
+	"chpst": true, "daemonize": true, "start-stop-daemon": true, "tsp": true, "dtach": true,
+	"abduco": true, "tmux": true, "screen": true, "expect": true, "at": true, "batch": true,
+	"nix-shell": true, "direnv": true, "npx": true, "pnpx": true, "bunx": true, "uvx": true,
+	"pipx": true, "rr": true, "vim": true, "nvim": true, "vi": true, "emacs": true, "less": true,
+	"more": true, "ed": true, "ex": true, "flatpak-spawn": true, "distrobox-enter": true, "toolbox": true,
+	"osascript": true, "wine": true, "qemu-user": true, "ld.so": true, "ld-linux.so.2": true,
+	"ld-linux-x86-64.so.2": true, "chronic": true, "ifne": true, "vipe": true, "lckdo": true,
+	"retry": true, "cpulimit": true, "trickle": true,
+}
+
+// runnerSubcommands run their arguments when given one of these
+// subcommands.
+var runnerSubcommands = map[string][]string{
+	"npm": {"exec", "x", "explore"}, "pnpm": {"exec", "dlx", "x"}, "yarn": {"exec", "dlx"}, "bun": {"x", "run"},
+	"uv": {"run", "tool"}, "poetry": {"run"}, "pipenv": {"run"}, "bundle": {"exec"}, "conda": {"run"},
+	"mise": {"exec", "x"}, "asdf": {"exec"}, "rbenv": {"exec"}, "pyenv": {"exec"}, "docker": {"exec", "run"},
+	"podman": {"exec", "run"}, "kubectl": {"exec", "run", "debug"}, "flatpak": {"run"}, "snap": {"run"},
+	"cargo": {"run"}, "dotnet": {"exec"}, "deno": {"run", "eval"},
+}
+
+// runner applies the runner rule to programs that run their arguments.
+func (c *checker) runner(base string, argv []word, pl *plan) {
+	from := 1
+	if subs, ok := runnerSubcommands[base]; ok {
+		ops := operands(argv[1:])
+		if len(ops) == 0 || !contains(subs, ops[0].text) {
+			return
+		}
+		from = 2
+	} else if !runners[base] {
+		return
+	}
+	pl.ask(base, base+" can run its arguments as a command")
+	c.denyScan(argv, from, pl)
+}
+
+// denyScan checks every tail of argv from a word on as a command, keeping
+// only denials: a denied program anywhere in a runner's arguments is denied.
+func (c *checker) denyScan(argv []word, from int, pl *plan) {
+	for i := from; i < len(argv) && i < from+16; i++ {
+		if strings.HasPrefix(argv[i].text, "-") {
+			continue
+		}
+		w := concatWords(argv[i:])
+		pl.inner = append(pl.inner, func() { c.quiet(w.text, argv[0].text) })
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

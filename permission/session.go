@@ -1,0 +1,211 @@
+package permission
+
+import (
+	"path"
+	"strings"
+)
+
+// Generalise suggests the session rule ("allow for this session") for an
+// approved simple command text. The rule for generalisation:
+//
+//   - Programs that run other programs (shells, interpreters, exec-wrappers
+//     such as env, xargs, taskset or script, and runners such as ssh or
+//     npx), programs named by a path, and destructive commands are never
+//     generalised: the rule is exactly the approved command. Destructive
+//     means deleting, overwriting or re-permissioning files or history: rm,
+//     rmdir, unlink, shred, mv, cp, dd, truncate, chmod, chown, chgrp, ln, and
+//     git push, reset, clean, checkout, restore, rm, rebase, stash, branch,
+//     tag, ..., and package managers' remove, uninstall and purge.
+//   - Tools with subcommands keep the subcommand: `go test ./pkg/...` gives
+//     `go test *`.
+//   - Anything else gives the program followed by ` *`: `tsc -p .` gives
+//     `tsc *`; a command without arguments stays exact (`tsc *` would not
+//     match `tsc`).
+//
+// Whatever the rule, a session rule never lifts a deny rule or a structural
+// check, and never applies to a command in which a deny rule matches any
+// tail of the words (`foo rm -rf x` under `rm *`): see Engine.AllowForSession.
+func Generalise(text string) string {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return ""
+	}
+	head := f[0]
+	if len(f) == 1 || strings.Contains(head, "/") || neverGeneralise[path.Base(head)] || runners[head] || destructive(f) {
+		return quoteGlob(strings.Join(f, " "))
+	}
+	if _, ok := runnerSubcommands[head]; ok && len(f) > 1 && contains(runnerSubcommands[head], f[1]) {
+		return quoteGlob(strings.Join(f, " "))
+	}
+	if subcommands[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\") {
+		return quoteGlob(head+" "+f[1]) + " *"
+	}
+	if subcommands[head] {
+		return quoteGlob(strings.Join(f, " "))
+	}
+	return quoteGlob(head) + " *"
+}
+
+// subcommands lists programs whose first operand selects what they do.
+var subcommands = map[string]bool{
+	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
+	"docker": true, "podman": true, "kubectl": true, "make": true, "gh": true, "pip": true,
+	"pip3": true, "apt": true, "apt-get": true, "brew": true, "systemctl": true, "gofmt": true,
+	"rustup": true, "dotnet": true, "mvn": true, "gradle": true, "bazel": true, "just": true,
+	"dnf": true, "yum": true, "apk": true, "snap": true, "gem": true, "conda": true, "uv": true,
+	"poetry": true, "composer": true, "bun": true, "deno": true, "pipx": true, "zypper": true,
+}
+
+// neverGeneralise lists programs that run other programs: a rule `env *`
+// or `python3 *` would allow everything.
+var neverGeneralise = map[string]bool{
+	"env": true, "bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
+	"eval": true, "exec": true, "command": true, "builtin": true, "xargs": true, "find": true,
+	"sudo": true, "doas": true, "su": true, "nohup": true, "nice": true, "timeout": true,
+	"time": true, "watch": true, "python": true, "python3": true, "perl": true, "ruby": true,
+	"node": true, "deno": true, "bun": true, "php": true, "lua": true, "awk": true, "sed": true,
+	"busybox": true, "toybox": true, "source": true, ".": true, "npx": true, "ssh": true,
+	"setsid": true, "stdbuf": true, "strace": true, "flock": true, "chroot": true, "trap": true,
+	"alias": true, "ionice": true, "taskset": true, "chrt": true, "prlimit": true, "unshare": true,
+	"fakeroot": true, "ssh-agent": true, "parallel": true, "sem": true, "setpriv": true,
+	"runuser": true, "script": true, "zip": true, "pkexec": true, "run0": true, "ltrace": true,
+	"unbuffer": true, "mksh": true, "ash": true, "yash": true, "rbash": true, "python2": true,
+	"nodejs": true, "gawk": true, "mawk": true, "nawk": true, "gsed": true, "Rscript": true,
+	"tclsh": true, "tar": true, "man": true, "mapfile": true, "readarray": true,
+	"let": true, "declare": true, "typeset": true, "local": true, "export": true, "readonly": true,
+}
+
+// destructiveProgs delete, overwrite or re-permission what they are given.
+var destructiveProgs = map[string]bool{
+	"rm": true, "rmdir": true, "unlink": true, "shred": true, "mv": true, "cp": true, "dd": true,
+	"truncate": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true, "setfacl": true,
+	"ln": true, "install": true, "rsync": true, "srm": true, "wipe": true, "fallocate": true,
+	"kill": true, "pkill": true, "killall": true, "crontab": true, "tee": true, "mkfs": true,
+	"wipefs": true, "fdisk": true, "sfdisk": true, "parted": true, "sqlite3": true, "psql": true,
+	"mysql": true, "redis-cli": true, "mongo": true, "mongosh": true,
+}
+
+// destructiveSubs are subcommands of tools with subcommands that delete,
+// discard or publish.
+var destructiveSubs = map[string][]string{
+	"git": {"push", "reset", "clean", "checkout", "restore", "rm", "mv", "rebase", "stash", "branch", "tag",
+		"filter-branch", "filter-repo", "update-ref", "reflog", "gc", "prune", "switch", "worktree", "remote",
+		"submodule", "config", "merge", "pull", "am", "apply", "cherry-pick", "revert", "replace", "notes", "lfs", "symbolic-ref"},
+	"npm":       {"uninstall", "un", "unlink", "remove", "rm", "r", "prune", "publish", "unpublish", "deprecate", "cache", "dist-tag", "owner", "access", "token", "logout", "pkg"},
+	"pnpm":      {"remove", "rm", "uninstall", "un", "prune", "unlink", "publish", "store"},
+	"yarn":      {"remove", "unlink", "publish", "cache", "autoclean"},
+	"bun":       {"remove", "rm", "unlink", "publish", "pm"},
+	"pip":       {"uninstall", "cache"},
+	"pip3":      {"uninstall", "cache"},
+	"pipx":      {"uninstall", "uninstall-all", "reinstall-all"},
+	"uv":        {"remove", "cache", "pip", "tool", "python"},
+	"poetry":    {"remove", "publish", "cache"},
+	"apt":       {"remove", "purge", "autoremove", "autopurge", "clean"},
+	"apt-get":   {"remove", "purge", "autoremove", "autopurge", "clean"},
+	"dnf":       {"remove", "erase", "autoremove", "clean"},
+	"yum":       {"remove", "erase", "autoremove", "clean"},
+	"zypper":    {"remove", "rm", "clean"},
+	"apk":       {"del", "cache"},
+	"snap":      {"remove"},
+	"brew":      {"uninstall", "remove", "rm", "cleanup", "untap"},
+	"gem":       {"uninstall", "cleanup"},
+	"conda":     {"remove", "uninstall", "clean"},
+	"cargo":     {"uninstall", "remove", "rm", "clean", "publish", "yank", "owner"},
+	"go":        {"clean", "env", "mod", "work", "get", "install"},
+	"docker":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "builder", "buildx"},
+	"podman":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push"},
+	"kubectl":   {"delete", "drain", "cordon", "scale", "patch", "replace", "apply", "edit", "rollout", "taint", "label", "annotate"},
+	"gh":        {"repo", "release", "secret", "variable", "api", "auth", "ssh-key", "gpg-key", "workflow", "run", "cache"},
+	"composer":  {"remove", "clear-cache"},
+	"systemctl": {"stop", "disable", "mask", "kill", "reset-failed", "isolate", "poweroff", "reboot", "halt"},
+	"make":      {"clean", "distclean", "mrproper", "uninstall", "install", "deploy", "publish", "release"},
+}
+
+// destructive reports a command whose session rule must stay exact.
+func destructive(f []string) bool {
+	head := path.Base(f[0])
+	if destructiveProgs[head] || strings.HasPrefix(head, "mkfs.") {
+		return true
+	}
+	if head == "pacman" || head == "yay" || head == "paru" {
+		for _, a := range f[1:] {
+			if strings.HasPrefix(a, "-R") || strings.HasPrefix(a, "-Sc") || strings.HasPrefix(a, "--remove") {
+				return true
+			}
+		}
+	}
+	subs, ok := destructiveSubs[head]
+	if !ok {
+		return false
+	}
+	for _, a := range f[1:] {
+		if strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
+			continue // global options and make variables
+		}
+		return contains(subs, a)
+	}
+	return false
+}
+
+// tooBroad returns why a session rule for bash would allow too much: a
+// wildcard program name, any wildcard for a program that runs other
+// programs or destroys, or every subcommand of a tool with subcommands.
+func tooBroad(p string) string {
+	f := strings.Fields(p)
+	if len(f) == 0 {
+		return "empty"
+	}
+	head := f[0]
+	wild := hasWildcard(p)
+	if hasWildcard(head) {
+		return "the program name must be literal"
+	}
+	if !wild {
+		return ""
+	}
+	if neverGeneralise[path.Base(head)] || runners[path.Base(head)] || strings.Contains(head, "/") {
+		return head + " runs other programs; approve exact commands instead"
+	}
+	if destructive(f) || head == "pacman" || head == "yay" || head == "paru" {
+		return "a wildcard rule for " + head + " would allow destroying anything; approve exact commands instead"
+	}
+	if subs, ok := runnerSubcommands[head]; ok && len(f) > 1 && contains(subs, f[1]) {
+		return head + " " + f[1] + " runs other programs; approve exact commands instead"
+	}
+	if subcommands[head] && (len(f) < 2 || hasWildcard(f[1]) || strings.HasPrefix(f[1], "-")) {
+		return "a rule for every " + head + " subcommand allows too much; name the subcommand"
+	}
+	return ""
+}
+
+// hasWildcard reports an unescaped `*` in a command rule.
+func hasWildcard(p string) bool {
+	for _, t := range globTokens(p) {
+		if t.star {
+			return true
+		}
+	}
+	return false
+}
+
+// denyInside reports a deny rule matching a tail of argv (from its second
+// word on): a session rule never allows such a command, whatever it says.
+func (c *checker) denyInside(argv []word) bool {
+	deny := c.e.table("bash").deny
+	if len(deny) == 0 {
+		return false
+	}
+	for i := 1; i < len(argv) && i < 64; i++ {
+		t := joinWords(argv[i:])
+		b := path.Base(argv[i].text)
+		if i+1 < len(argv) {
+			b += " " + joinWords(argv[i+1:])
+		}
+		for _, r := range deny {
+			if matchCommand(r.pat, t) || matchCommand(r.pat, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
