@@ -104,10 +104,10 @@ func TestResultsAndErrors(t *testing.T) {
 	}
 	// The model's malformed calls never reach the server.
 	for args, want := range map[string]string{
-		`{"text":`:               "not valid JSON",
-		`{"times":2}`:            `missing required field "text"`,
+		`{"text":`:                "not valid JSON",
+		`{"times":2}`:             `missing required field "text"`,
 		`{"text":"a","times":[]}`: "must be an integer",
-		`[1]`:                    "must be a JSON object",
+		`[1]`:                     "must be a JSON object",
 		`{"text":"` + strings.Repeat("x", 2<<20) + `"}`: "over the",
 	} {
 		if res := dispatch(context.Background(), ts, "mcp__t__echo", args); !res.IsError || !strings.Contains(res.Text, want) {
