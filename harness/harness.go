@@ -21,6 +21,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/provider/openai"
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -46,6 +47,10 @@ type Options struct {
 	// Log receives the harness's and the guard's logs; nil means
 	// slog.Default().
 	Log *slog.Logger
+	// Trust asks whether a server of the workspace's .mcp.json may start
+	// (a person: the editor or the terminal, never --ask=allow); nil means
+	// such servers do not start, with a warning.
+	Trust Approver
 }
 
 // Harness is a wired agent and what it holds open.
@@ -78,6 +83,9 @@ type Harness struct {
 	Store *agent.Store
 	// Warnings are problems worth showing (skills that did not load).
 	Warnings []string
+	// MCP runs the session's MCP servers (mcp.go); nil when none is
+	// configured.
+	MCP *mcp.Manager
 
 	root, model string
 	closers     []func() error
@@ -255,6 +263,14 @@ func New(opts Options) (_ *Harness, err error) {
 		h.Registry.Add(tools.NewBash(tools.BashOptions{Sandbox: h.Sandbox, Spill: h.Spill, Sync: sync, Redact: secretValues(os.Environ(), cfg.APIKey)}))
 	}
 
+	var mcpWarnings []string
+	if h.MCP, mcpWarnings = NewMCPManager(opts.Root, state, cfg, opts.Trust, log); h.MCP != nil {
+		h.closers = append(h.closers, h.MCP.Close)
+	}
+	for _, w := range mcpWarnings {
+		log.Warn("MCP configuration", "warning", w)
+		h.Warnings = append(h.Warnings, w)
+	}
 	h.Guard = NewGuard(GuardOptions{
 		Engine:   h.Engine,
 		Approver: opts.Approver,
@@ -263,7 +279,10 @@ func New(opts Options) (_ *Harness, err error) {
 		AskHint:  opts.AskHint,
 		Log:      log,
 	})
-	disp := tools.NewDispatcher(h.Registry,
+	if h.MCP != nil {
+		h.Guard.opts.MCPHint = mcpHint(h.MCP)
+	}
+	mainOpts := []tools.Option{
 		tools.WithGuard(h.Guard),
 		tools.WithLogger(log),
 		// The loop caps each result for the model and spills the rest, so
@@ -272,10 +291,14 @@ func New(opts Options) (_ *Harness, err error) {
 		// bash stops its own commands at their timeout; the dispatcher's
 		// deadline is the backstop.
 		tools.WithToolTimeout("bash", tools.BashMaxTimeout+time.Minute),
-	)
+	}
 	// Subagents (the task tool) get the read-only tools behind the same
 	// guard, and their own fresh context.
-	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log))
+	subOpts := []tools.Option{tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log)}
+	var disp, subDisp agent.Tools = tools.NewDispatcher(h.Registry, mainOpts...), tools.NewDispatcher(h.Registry, subOpts...)
+	if h.MCP != nil {
+		disp, subDisp = withMCP(h.MCP, h.Registry, h.Engine, mainOpts, subOpts)
+	}
 	provider := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,

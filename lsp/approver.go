@@ -20,6 +20,9 @@ const (
 	ActionAllow   = "Allow"
 	ActionSession = "Allow for this session"
 	ActionDeny    = "Deny"
+	// ActionServer allows every tool of an MCP tool's server for the
+	// session; offered only for MCP tools.
+	ActionServer = "Allow this MCP server for this session"
 )
 
 // Approver asks the user through window/showMessageRequest. No answer
@@ -73,6 +76,10 @@ func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (ha
 	p := showMessageRequestParams{Type: 2, Message: msg, Actions: []messageActionItem{
 		{ActionAllow}, {ActionSession}, {ActionDeny},
 	}}
+	if req.ServerRule != "" {
+		p.Message += "\n\"" + ActionServer + "\" allows: " + req.ServerRule
+		p.Actions = []messageActionItem{{ActionAllow}, {ActionSession}, {ActionServer}, {ActionDeny}}
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var item *messageActionItem
@@ -97,6 +104,11 @@ func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (ha
 		return harness.Allow, nil
 	case ActionSession:
 		return harness.AllowForSession, nil
+	case ActionServer:
+		if req.ServerRule != "" {
+			return harness.AllowServerForSession, nil
+		}
+		return harness.Deny, nil
 	default:
 		return harness.Deny, nil
 	}

@@ -125,7 +125,7 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 	}
 	// The harness is made outside the lock: it may ask the model server
 	// for its context window.
-	h, err := harness.New(harness.Options{Root: s.root, Config: cfg, Workspace: ws, Approver: s.approver, StateDir: s.opts.StateDir, Log: s.log})
+	h, err := harness.New(harness.Options{Root: s.root, Config: cfg, Workspace: ws, Approver: s.approver, Trust: s.approver, StateDir: s.opts.StateDir, Log: s.log})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "start session: %v", err)
 	}

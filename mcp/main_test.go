@@ -8,15 +8,14 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
 )
 
 // The test binary plays three more parts, chosen by MCP_TEST_ROLE: an MCP
@@ -25,102 +24,12 @@ import (
 // Manager and waits to be killed ("host").
 func TestMain(m *testing.M) {
 	MaybeRunSupervisor()
+	mcptest.MaybeServe()
 	switch os.Getenv("MCP_TEST_ROLE") {
-	case "server":
-		s := newTestServer()
-		if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
-			fmt.Fprintln(os.Stderr, "test server:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	case "exit":
-		fmt.Fprintln(os.Stderr, "test server: refusing to serve")
-		os.Exit(3)
-	case "hang":
-		select {}
 	case "host":
 		os.Exit(host())
 	}
 	os.Exit(m.Run())
-}
-
-type echoArgs struct {
-	Text  string `json:"text" jsonschema:"what to echo"`
-	Times int    `json:"times,omitempty" jsonschema:"how many times"`
-}
-
-type slowArgs struct {
-	Seconds int `json:"seconds"`
-}
-
-type markerArgs struct {
-	Marker string `json:"marker"`
-}
-
-func boolPtr(b bool) *bool { return &b }
-
-// newTestServer is the go-sdk server the tests talk to.
-func newTestServer() *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "agent-lsp-test", Version: "1"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echoes text.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(_ context.Context, _ *sdk.CallToolRequest, a echoArgs) (*sdk.CallToolResult, any, error) {
-			n := max(a.Times, 1)
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat(a.Text, n)}}}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "Lists the environment.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "slow", Description: "Waits, until cancelled.", Annotations: &sdk.ToolAnnotations{DestructiveHint: boolPtr(false)}},
-		func(ctx context.Context, _ *sdk.CallToolRequest, a slowArgs) (*sdk.CallToolResult, any, error) {
-			if f := os.Getenv("MCP_TEST_STARTED"); f != "" {
-				_ = os.WriteFile(f, []byte("started"), 0o644)
-			}
-			select {
-			case <-time.After(time.Duration(a.Seconds) * time.Second):
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil, nil
-			case <-ctx.Done():
-				// The client's notifications/cancelled reached us.
-				if f := os.Getenv("MCP_TEST_CANCELLED"); f != "" {
-					_ = os.WriteFile(f, []byte("cancelled"), 0o644)
-				}
-				return nil, nil, ctx.Err()
-			}
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "rich", Description: "Returns every kind of content."},
-		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{
-				Content: []sdk.Content{
-					&sdk.TextContent{Text: "hello"},
-					&sdk.ImageContent{Data: []byte("\x89PNG...."), MIMEType: "image/png"},
-					&sdk.ResourceLink{URI: "file:///tmp/report.txt", Name: "report", MIMEType: "text/plain"},
-					&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "mem://note", Text: "embedded text"}},
-				},
-				StructuredContent: map[string]any{"answer": 42},
-			}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Fails."},
-		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "it broke"}}}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "spawn", Description: "Starts a long-lived grandchild that leaves the process group."},
-		func(_ context.Context, _ *sdk.CallToolRequest, a markerArgs) (*sdk.CallToolResult, any, error) {
-			cmd := exec.Command("bash", "-c", "exec -a "+a.Marker+" sleep 1000")
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-			if err := cmd.Start(); err != nil {
-				return nil, nil, err
-			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint(cmd.Process.Pid)}}}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "Adds a tool named added."},
-		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-			sdk.AddTool(s, &sdk.Tool{Name: "added", Description: "Added later."},
-				func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-					return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "new"}}}, nil, nil
-				})
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grown"}}}, nil, nil
-		})
-	return s
 }
 
 // testServer is the definition of the stdio test server.
@@ -148,7 +57,7 @@ func httpTestServer(t testing.TB) (string, func() []http.Header) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newTestServer()
+	srv := mcptest.NewServer()
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 	var seen []http.Header
 	var mu = make(chan struct{}, 1)
@@ -180,7 +89,7 @@ func host() int {
 	ts, _ := m.Tools()
 	for _, t := range ts {
 		if t.Remote == "spawn" {
-			args, _ := json.Marshal(markerArgs{Marker: os.Getenv("MCP_TEST_MARKER")})
+			args, _ := json.Marshal(map[string]string{"marker": os.Getenv("MCP_TEST_MARKER")})
 			if res := dispatch(context.Background(), ts, t.Name(), string(args)); res.IsError {
 				fmt.Println("spawn failed:", res.Text)
 				return 1

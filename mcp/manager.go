@@ -197,7 +197,7 @@ func (m *Manager) startOne(s Server) {
 	if err != nil {
 		st.State, st.Error = StateFailed, err.Error()
 		m.warnLocked(fmt.Sprintf("MCP server %s did not start: %v", s.Name, err))
-		m.log.Warn("MCP server did not start", "server", s.Name, "err", err)
+		m.log.Info("MCP server did not start", "server", s.Name, "err", err) // the warning event tells the user
 		return
 	}
 	st.State = StateRunning

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -22,6 +23,8 @@ func main() {
 	// The bash tool's sandbox re-executes this binary to confine itself;
 	// in that role this call never returns.
 	sandbox.MaybeRunHelper()
+	// An MCP stdio server runs under this binary as its supervisor.
+	mcp.MaybeRunSupervisor()
 	os.Exit(mainArgs(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -43,6 +46,8 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return replayCmd(args, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
+	case "mcp":
+		return mcpCmd(args, stdin, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "agent-lsp", version())
 		return exitOK
@@ -65,6 +70,7 @@ Usage:
   agent-lsp replay SESSION       run a session's recorded model turns again and report differing tool results
   agent-lsp policy -- COMMAND    show what the permission rules say about a shell command, and why
   agent-lsp doctor [flags]       show the endpoint, model, workspace and sandbox it would use, and check them
+  agent-lsp mcp list [--json]    start the configured MCP servers and list each one's state and tools
   agent-lsp version              print the version
 
 Run "agent-lsp run -h" for the flags.

@@ -57,9 +57,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
 	}
-	approver, hint := approverFor(ask, stdin, stderr)
+	approver, hint, trust := approversFor(ask, stdin, stderr)
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger})
+	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger, Trust: trust})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage
