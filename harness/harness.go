@@ -287,7 +287,7 @@ func New(opts Options) (_ *Harness, err error) {
 		tools.WithLogger(log),
 		// The loop caps each result for the model and spills the rest, so
 		// the dispatcher's cap only bounds memory.
-		tools.WithMaxOutput(1<<20),
+		tools.WithMaxOutput(1 << 20),
 		// bash stops its own commands at their timeout; the dispatcher's
 		// deadline is the backstop.
 		tools.WithToolTimeout("bash", tools.BashMaxTimeout+time.Minute),
