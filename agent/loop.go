@@ -31,6 +31,13 @@ type Tools interface {
 	Dispatch(ctx context.Context, call tools.Call) tools.Result
 }
 
+// Warner is implemented by Tools that start something when first listed
+// (MCP servers): what went wrong since the last call becomes one warning
+// event each, right after the run lists its tools.
+type Warner interface {
+	TakeWarnings() []string
+}
+
 // Config bounds a run. Zero values take the defaults.
 type Config struct {
 	// MaxTurns caps model requests per run (default 50).
@@ -158,6 +165,11 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 			obs(Event{Type: EvWarning, Text: n})
 		}
 	})
+	if w, ok := a.tools.(Warner); ok {
+		for _, text := range w.TakeWarnings() {
+			r.warn(text)
+		}
+	}
 	m := Message{Role: RoleUser, Content: prompt}
 	if !s.hasRequest() {
 		// The user's original request survives every compaction.

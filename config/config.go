@@ -71,6 +71,10 @@ type Config struct {
 
 	// Files lists the configuration files that were read, for doctor.
 	Files []string `toml:"-"`
+
+	// MCPServers are the [mcp_servers.NAME] tables of the user's file
+	// (mcp.go); a workspace file may not declare any.
+	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 }
 
 // Sandbox is the [sandbox] table. A workspace file may only tighten it: it
@@ -310,6 +314,11 @@ func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.
 		return &Error{File: path, Line: tomlpos.KeyLine(data, toml.Key{"sandbox", "backend"}), Key: "sandbox.backend",
 			Msg: fmt.Sprintf("%q is not one of %s", b, strings.Join(SandboxBackends, ", "))}
 	}
+	if warnings == nil { // a workspace's servers are dropped below
+		if err := checkMCPServers(path, data, cfg.MCPServers); err != nil {
+			return err
+		}
+	}
 	rs, notes, err := permission.ParseRuleSet(path, data, origin)
 	if err != nil {
 		return err
@@ -324,6 +333,13 @@ func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.
 			}
 		}
 		cfg.BaseURL, cfg.APIKey, cfg.APIKeyEnv, cfg.Headers = "", "", "", nil
+		// A cloned repository must not start programs: its servers go in
+		// .mcp.json, which asks the user first.
+		if md.IsDefined("mcp_servers") {
+			*warnings = append(*warnings, (&Error{File: path, Line: tomlpos.KeyLine(data, toml.Key{"mcp_servers"}), Key: "mcp_servers",
+				Msg: "ignored: only the user's configuration may declare MCP servers (a workspace declares them in .mcp.json, which needs your approval)"}).Error())
+		}
+		cfg.MCPServers = nil
 		// The sandbox can only be tightened from a workspace.
 		if k := (toml.Key{"sandbox", "network"}); md.IsDefined(k...) {
 			if cfg.Sandbox.Network {

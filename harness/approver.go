@@ -22,6 +22,10 @@ type ApprovalRequest struct {
 	// SessionRule is the generalised rule "Allow for this session" would
 	// add, shown to the user; empty when none can be offered.
 	SessionRule string
+	// ServerRule, for an MCP tool, is the rule that allows every tool of
+	// its server for the session (mcp__SERVER__*); an approver offers it
+	// only as a separate, explicit choice (AllowServerForSession).
+	ServerRule string
 }
 
 // Approval is the user's answer.
@@ -32,6 +36,8 @@ const (
 	Deny Approval = iota
 	Allow
 	AllowForSession
+	// AllowServerForSession adds ApprovalRequest.ServerRule.
+	AllowServerForSession
 )
 
 func (a Approval) String() string {
@@ -40,6 +46,8 @@ func (a Approval) String() string {
 		return "allow"
 	case AllowForSession:
 		return "allow for this session"
+	case AllowServerForSession:
+		return "allow the server for this session"
 	default:
 		return "deny"
 	}

@@ -154,6 +154,9 @@ type SessionOptions struct {
 	Workspace tools.Workspace
 	// Approver answers "ask" verdicts; nil denies them, with AskHint.
 	Approver Approver
+	// Trust asks whether a server of the workspace's .mcp.json may start;
+	// nil means such servers do not start.
+	Trust Approver
 	// AskHint tells the user how to allow calls when there is no Approver.
 	AskHint string
 	// MaxTurns, when set, bounds the session's runs (code actions).
@@ -173,7 +176,7 @@ func (f *Factory) Build(o SessionOptions) (*Harness, error) {
 		cfg.MaxTurns = o.MaxTurns
 	}
 	return New(Options{
-		Root: f.opts.Root, Config: cfg, Workspace: o.Workspace, Approver: o.Approver, AskHint: o.AskHint,
+		Root: f.opts.Root, Config: cfg, Workspace: o.Workspace, Approver: o.Approver, Trust: o.Trust, AskHint: o.AskHint,
 		StateDir: f.opts.StateDir, Log: f.opts.Log, Tools: o.Tools, ReadOnly: o.ReadOnly,
 	})
 }

@@ -31,6 +31,9 @@ type GuardOptions struct {
 	AskHint string
 	// Log receives one line per decision; nil means slog.Default().
 	Log *slog.Logger
+	// MCPHint, when set, says what an MCP tool's server claims about it
+	// (annotations), for the approval prompt only.
+	MCPHint func(tool string) string
 }
 
 // DefaultAskHint is the AskHint of a headless run.
@@ -73,6 +76,7 @@ func NewGuard(opts GuardOptions) *Guard {
 type verdict struct {
 	tool    string // the rule table used
 	subject string
+	wider   string // for an MCP tool: the rule allowing its whole server
 	d       permission.Decision
 	rules   []string // session rules that would lift the ask; nil if none can
 	note    string   // why the guard raised the verdict, if it did
@@ -117,6 +121,9 @@ func (g *Guard) ask(ctx context.Context, a tools.Access, v verdict) tools.Decisi
 		return tools.Decision{Reason: "needs the user's approval (" + describe(v) + "), but " + hint}
 	}
 	req := ApprovalRequest{Tool: a.Tool, CallID: a.CallID, Subject: v.subject, Reason: reasonText(v), SessionRule: strings.Join(v.rules, "; ")}
+	if len(v.rules) > 0 {
+		req.ServerRule = v.wider
+	}
 	ans, err := g.opts.Approver.Approve(ctx, req)
 	switch {
 	case err != nil:
@@ -129,7 +136,10 @@ func (g *Guard) ask(ctx context.Context, a tools.Access, v verdict) tools.Decisi
 	switch ans {
 	case Allow:
 		return tools.Decision{Allow: true}
-	case AllowForSession:
+	case AllowForSession, AllowServerForSession:
+		if ans == AllowServerForSession && req.ServerRule != "" {
+			v.rules = []string{req.ServerRule}
+		}
 		for _, r := range v.rules {
 			if err := g.opts.Engine.AllowForSession(v.tool, r); err != nil {
 				g.log.Warn("Session rule refused; allowed this call only", "tool", v.tool, "rule", r, "err", err)
@@ -146,6 +156,14 @@ func (g *Guard) decide(a tools.Access) verdict {
 	e := g.opts.Engine
 	var v verdict
 	switch {
+	case permission.IsMCPTool(a.Tool):
+		// An MCP tool is checked by its name alone, whatever its kind;
+		// the server's annotations only word the prompt.
+		v.tool, v.subject, v.wider = permission.MCPTable, mcpSubject(a), permission.MCPServerRule(a.Tool)
+		v.d = e.CheckMCP(a.Tool)
+		if g.opts.MCPHint != nil && v.d.Verdict == permission.Ask {
+			v.note = g.opts.MCPHint(a.Tool)
+		}
 	case a.Kind == tools.AccessExec || a.Command != "":
 		v.tool, v.subject = "bash", a.Command
 		if known(a.Tool) {
@@ -185,7 +203,7 @@ func (g *Guard) decide(a tools.Access) verdict {
 			v.d.Parts = append(v.d.Parts, d.Parts...)
 		}
 	}
-	if v.d.Verdict == permission.Ask && v.note == "" {
+	if v.d.Verdict == permission.Ask && (v.note == "" || v.tool == permission.MCPTable) {
 		v.rules = sessionRules(v.d)
 	}
 	return v

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/provider/openai"
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -50,6 +51,10 @@ type Options struct {
 	Tools []*tools.Tool
 	// ReadOnly starts the session in read-only mode (SetReadOnly).
 	ReadOnly bool
+	// Trust asks whether a server of the workspace's .mcp.json may start
+	// (a person: the editor or the terminal, never --ask=allow); nil means
+	// such servers do not start, with a warning.
+	Trust Approver
 }
 
 // Harness is a wired agent and what it holds open.
@@ -82,6 +87,9 @@ type Harness struct {
 	Store *agent.Store
 	// Warnings are problems worth showing (skills that did not load).
 	Warnings []string
+	// MCP runs the session's MCP servers (mcp.go); nil when none is
+	// configured.
+	MCP *mcp.Manager
 
 	root, model string
 	closers     []func() error
@@ -286,6 +294,14 @@ func New(opts Options) (_ *Harness, err error) {
 		h.Registry.Add(t)
 	}
 
+	var mcpWarnings []string
+	if h.MCP, mcpWarnings = NewMCPManager(opts.Root, state, cfg, opts.Trust, log); h.MCP != nil {
+		h.closers = append(h.closers, h.MCP.Close)
+	}
+	for _, w := range mcpWarnings {
+		log.Warn("MCP configuration", "warning", w)
+		h.Warnings = append(h.Warnings, w)
+	}
 	h.Guard = NewGuard(GuardOptions{
 		Engine:   h.Engine,
 		Approver: opts.Approver,
@@ -294,21 +310,30 @@ func New(opts Options) (_ *Harness, err error) {
 		AskHint:  opts.AskHint,
 		Log:      log,
 	})
-	disp := tools.NewDispatcher(h.Registry,
+	if h.MCP != nil {
+		h.Guard.opts.MCPHint = mcpHint(h.MCP)
+	}
+	mainOpts := []tools.Option{
 		tools.WithGuard(h.Guard),
 		tools.WithRedactor(redactor),
 		tools.WithLogger(log),
 		// The loop caps each result for the model and spills the rest, so
 		// the dispatcher's cap only bounds memory.
-		tools.WithMaxOutput(1<<20),
+		tools.WithMaxOutput(1 << 20),
 		// bash stops its own commands at their timeout; the dispatcher's
 		// deadline is the backstop.
 		tools.WithToolTimeout("bash", tools.BashMaxTimeout+time.Minute),
-	)
+	}
 	// Subagents (the task tool) get the read-only tools behind the same
 	// guard, and their own fresh context; so does a read-only session.
-	subDisp := tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithRedactor(redactor))
-	h.mode.full, h.mode.ro = disp, tools.NewDispatcher(h.Registry, tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithMaxOutput(1<<20), tools.WithRedactor(redactor))
+	subOpts := []tools.Option{tools.WithReadOnly(), tools.WithGuard(h.Guard), tools.WithLogger(log), tools.WithRedactor(redactor)}
+	roOpts := append(slices.Clone(subOpts), tools.WithMaxOutput(1<<20))
+	var disp, subDisp, roDisp agent.Tools = tools.NewDispatcher(h.Registry, mainOpts...), tools.NewDispatcher(h.Registry, subOpts...), tools.NewDispatcher(h.Registry, roOpts...)
+	if h.MCP != nil {
+		disp, subDisp = withMCP(h.MCP, h.Registry, h.Engine, mainOpts, subOpts)
+		_, roDisp = withMCP(h.MCP, h.Registry, h.Engine, mainOpts, roOpts)
+	}
+	h.mode.full, h.mode.ro = disp, roDisp
 	h.mode.readOnly.Store(opts.ReadOnly)
 	// Local models (issue 11): what the endpoint is, its window and tool
 	// support, for messages that name the right setting.

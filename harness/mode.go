@@ -43,6 +43,15 @@ func (m *modeTools) Dispatch(ctx context.Context, c tools.Call) tools.Result {
 	return m.current().Dispatch(ctx, c)
 }
 
+// TakeWarnings passes on the warnings of the tool sources behind the
+// session (MCP servers that failed to start), for the loop's warning events.
+func (m *modeTools) TakeWarnings() []string {
+	if w, ok := m.full.(agent.Warner); ok {
+		return w.TakeWarnings()
+	}
+	return nil
+}
+
 // SetReadOnly switches the session between read-only and default mode;
 // the next model request sees the new tool set.
 func (h *Harness) SetReadOnly(on bool) { h.mode.readOnly.Store(on) }

@@ -21,6 +21,9 @@ const (
 	ActionAllow   = "Allow"
 	ActionSession = "Allow for this session"
 	ActionDeny    = "Deny"
+	// ActionServer allows every tool of an MCP tool's server for the
+	// session; offered only for MCP tools.
+	ActionServer = "Allow this MCP server for this session"
 )
 
 // Approver asks the user through window/showMessageRequest. No answer
@@ -65,6 +68,10 @@ func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (ha
 	p := protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: msg, Actions: []protocol.MessageActionItem{
 		{Title: ActionAllow}, {Title: ActionSession}, {Title: ActionDeny},
 	}}
+	if req.ServerRule != "" {
+		p.Message += "\n\"" + ActionServer + "\" allows: " + req.ServerRule
+		p.Actions = []protocol.MessageActionItem{{Title: ActionAllow}, {Title: ActionSession}, {Title: ActionServer}, {Title: ActionDeny}}
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var item *protocol.MessageActionItem
@@ -89,6 +96,11 @@ func (a *Approver) Approve(ctx context.Context, req harness.ApprovalRequest) (ha
 		return harness.Allow, nil
 	case ActionSession:
 		return harness.AllowForSession, nil
+	case ActionServer:
+		if req.ServerRule != "" {
+			return harness.AllowServerForSession, nil
+		}
+		return harness.Deny, nil
 	default:
 		return harness.Deny, nil
 	}

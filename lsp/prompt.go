@@ -127,7 +127,7 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 	}
 	// The harness is made outside the lock: it may ask the model server
 	// for its context window.
-	h, err := in.factory.Build(harness.SessionOptions{Workspace: ws, Approver: s.approver, MaxTurns: lim.maxTurns, Tools: []*tools.Tool{diagnosticsTool(in.ws)}})
+	h, err := in.factory.Build(harness.SessionOptions{Workspace: ws, Approver: s.approver, Trust: s.approver, MaxTurns: lim.maxTurns, Tools: []*tools.Tool{diagnosticsTool(in.ws)}})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "start session: %v", err)
 	}

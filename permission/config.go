@@ -193,6 +193,9 @@ func checkPattern(tool, p string) string {
 			return fmt.Sprintf("pattern %q contains a control or invisible character", p)
 		}
 	}
+	if tool == MCPTable {
+		return checkMCPPattern(p)
+	}
 	if tool != "bash" && !validPathRule(p) {
 		return fmt.Sprintf("pattern %q is not a valid path glob", p)
 	}

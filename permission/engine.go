@@ -188,7 +188,11 @@ func (e *Engine) AllowForSession(tool, pattern string) error {
 	if msg := checkPattern(tool, pattern); msg != "" {
 		return fmt.Errorf("permission: %s", msg)
 	}
-	if tool == "bash" {
+	if tool == MCPTable {
+		if msg := mcpSessionTooBroad(pattern); msg != "" {
+			return fmt.Errorf("permission: session rule %q refused: %s", pattern, msg)
+		}
+	} else if tool == "bash" {
 		if msg := tooBroad(pattern); msg != "" {
 			return fmt.Errorf("permission: session rule %q refused: %s", pattern, msg)
 		}

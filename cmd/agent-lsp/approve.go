@@ -41,21 +41,34 @@ const denyHint = "this run refuses calls that need approval (--ask=deny, the def
 // With --ask=allow every ask is allowed once; with --ask=deny, or without a
 // terminal, none is (nil); otherwise the user is asked on the terminal.
 func approverFor(ask askFlag, stdin io.Reader, stderr io.Writer) (harness.Approver, string) {
+	a, hint, _ := approversFor(ask, stdin, stderr)
+	return a, hint
+}
+
+// approversFor is approverFor plus the approver of a workspace's MCP
+// servers: the terminal when there is one, whatever --ask says (--ask=allow
+// answers tool calls, it does not vouch for what a repository would run),
+// else nil. Both share one terminal reader.
+func approversFor(ask askFlag, stdin io.Reader, stderr io.Writer) (harness.Approver, string, harness.Approver) {
+	hint := denyHint
+	var term harness.Approver
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		in := io.Reader(f)
+		if tty, err := os.Open("/dev/tty"); err == nil {
+			in = tty // stays open for the life of the process
+		}
+		term = newTermApprover(in, stderr)
+	}
 	switch ask {
 	case askAllow:
-		return allowAll{}, ""
+		return allowAll{}, "", term
 	case askDeny:
-		return nil, denyHint
+		return nil, hint, term
 	}
-	f, ok := stdin.(*os.File)
-	if !ok || !isTerminal(f) {
-		return nil, denyHint
+	if term == nil {
+		return nil, hint, nil
 	}
-	in := io.Reader(f)
-	if tty, err := os.Open("/dev/tty"); err == nil {
-		in = tty // stays open for the life of the process
-	}
-	return newTermApprover(in, stderr), denyHint
+	return term, hint, term
 }
 
 // allowAll answers every request with "allow once".
@@ -107,6 +120,9 @@ func (t *termApprover) Approve(ctx context.Context, req harness.ApprovalRequest)
 	if req.SessionRule != "" {
 		choices = fmt.Sprintf("[y] allow once / [s] allow for this session (rule: %s) / [n] deny", printable(req.SessionRule))
 	}
+	if req.ServerRule != "" {
+		choices = strings.Replace(choices, " / [n] deny", fmt.Sprintf(" / [a] allow every tool of this server for this session (rule: %s) / [n] deny", printable(req.ServerRule)), 1)
+	}
 	for {
 		fmt.Fprintf(t.out, "%s? ", choices)
 		select {
@@ -124,6 +140,10 @@ func (t *termApprover) Approve(ctx context.Context, req harness.ApprovalRequest)
 			case "s", "session":
 				if req.SessionRule != "" {
 					return harness.AllowForSession, nil
+				}
+			case "a", "server":
+				if req.ServerRule != "" {
+					return harness.AllowServerForSession, nil
 				}
 			case "n", "no", "":
 				return harness.Deny, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/config"
 	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/provider/openai"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
@@ -53,6 +55,22 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 
 	sandboxReport(stdout, ws, cfg)
+	// MCP servers are started as a session would, but a workspace's are
+	// not asked about here (doctor reports; `agent-lsp mcp list` asks).
+	if st, warns := mcpStatus(ws, cfg, nil, slog.New(slog.NewTextHandler(io.Discard, nil))); len(st) > 0 || len(warns) > 0 {
+		fmt.Fprint(stdout, "mcp:       ")
+		printMCP(stdout, st, "           ")
+		for _, w := range warns {
+			if !strings.Contains(w, "did not start") && !strings.Contains(w, "was not started") {
+				fmt.Fprintf(stdout, "warning:   %s\n", w)
+			}
+		}
+		for _, s := range st {
+			if s.State == mcp.StateFailed {
+				ok = false
+			}
+		}
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -24,6 +25,8 @@ func main() {
 	// The bash tool's sandbox re-executes this binary to confine itself;
 	// in that role this call never returns.
 	sandbox.MaybeRunHelper()
+	// An MCP stdio server runs under this binary as its supervisor.
+	mcp.MaybeRunSupervisor()
 	os.Exit(mainArgs(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -53,6 +56,8 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return replayCmd(args, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
+	case "mcp":
+		return mcpCmd(args, stdin, stdout, stderr)
 	case "version":
 		return versionCmd(args, stdout, stderr)
 	case "--version", "-v":

@@ -15,12 +15,15 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
+	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
 )
 
 // binary is the agent-lsp executable built once for the end-to-end tests.
 var binary string
 
 func TestMain(m *testing.M) {
+	// The MCP tests run this test binary as their go-sdk server.
+	mcptest.MaybeServe()
 	dir, err := os.MkdirTemp("", "agent-lsp-bin")
 	if err != nil {
 		panic(err)

@@ -71,9 +71,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, w := range warnings {
 		con.Line(con.paint(styleYellow, "agent-lsp: warning: ") + w)
 	}
-	approver, hint := approverFor(ask, stdin, con)
+	approver, hint, trust := approversFor(ask, stdin, con)
 	logger := slog.New(slog.NewTextHandler(con, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger, ReadOnly: *mode == harness.ModeReadOnly})
+	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger, ReadOnly: *mode == harness.ModeReadOnly, Trust: trust})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage

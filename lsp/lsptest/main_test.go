@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/mcp"
+	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -11,5 +13,8 @@ import (
 // bash tool re-executes /proc/self/exe to confine its commands.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	// MCP: the supervisor of stdio servers, and the go-sdk test server.
+	mcp.MaybeRunSupervisor()
+	mcptest.MaybeServe()
 	os.Exit(m.Run())
 }
