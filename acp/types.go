@@ -223,11 +223,6 @@ type usageUpdate struct {
 	Size          int    `json:"size"`
 }
 
-type modeUpdate struct {
-	SessionUpdate string `json:"sessionUpdate"` // current_mode_update
-	CurrentModeID string `json:"currentModeId"`
-}
-
 type permissionOption struct {
 	OptionID string `json:"optionId"`
 	Name     string `json:"name"`

@@ -13,7 +13,7 @@ import (
 
 // benchProvider replies with one tool call per turn, then an answer,
 // without recording anything, so the benchmark measures the loop.
-type benchProvider struct{ turns, left int }
+type benchProvider struct{ left int }
 
 func (p *benchProvider) Stream(ctx context.Context, req agent.Request) (provider.Stream, error) {
 	p.left--

@@ -108,7 +108,8 @@ type head struct {
 func requestHead(model string, maxTokens int) head {
 	h := head{Model: model, Stream: true, StreamOptions: &goopenai.StreamOptions{IncludeUsage: true}, MaxTokens: maxTokens}
 	// Reasoning models (o1, gpt-5, ...) refuse max_tokens; go-openai knows
-	// which they are.
+	// which they are, and its validator reads the deprecated field.
+	//lint:ignore SA1019 the validator's input, not what we send
 	if goopenai.NewReasoningValidator().Validate(goopenai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens}) != nil {
 		h.MaxTokens, h.MaxCompletionTokens = 0, maxTokens
 	}
