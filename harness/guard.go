@@ -20,9 +20,11 @@ type GuardOptions struct {
 	Engine *permission.Engine
 	// Approver answers "ask"; nil refuses, with a hint on how to allow.
 	Approver Approver
-	// Sandbox is the status of the sandbox the bash tool runs in. When it
-	// is not confined, every shell command is at least "ask".
-	Sandbox sandbox.Status
+	// Sandbox reports the status of the sandbox the bash tool runs in; it
+	// is called at the first shell command (the probe is lazy). When the
+	// sandbox is not confined, or Sandbox is nil, every shell command is
+	// at least "ask".
+	Sandbox func() sandbox.Status
 	// Spill, when set, lets read tools read the files it wrote (full
 	// outputs of earlier calls), which live outside the workspace.
 	Spill *tools.Spill
@@ -70,6 +72,14 @@ func NewGuard(opts GuardOptions) *Guard {
 		opts.AskHint = DefaultAskHint
 	}
 	return &Guard{opts: opts, log: opts.Log, turn: make(chan struct{}, 1)}
+}
+
+// sandbox is the status the guard decides with.
+func (g *Guard) sandbox() sandbox.Status {
+	if g.opts.Sandbox == nil {
+		return sandbox.Status{}
+	}
+	return g.opts.Sandbox()
 }
 
 // verdict is the engine's decision for one call, adapted to the guard.
@@ -170,7 +180,7 @@ func (g *Guard) decide(a tools.Access) verdict {
 			v.tool = a.Tool
 		}
 		v.d = e.CheckCommand(a.Command)
-		if !g.opts.Sandbox.Confined() && v.d.Verdict <= permission.Ask {
+		if !g.sandbox().Confined() && v.d.Verdict <= permission.Ask {
 			// Without a sandbox a session rule would not stop the asking
 			// either, so none is offered.
 			v.note = "no OS sandbox is available (sandbox: none), so every command needs approval; see `agent-lsp doctor`"

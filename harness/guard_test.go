@@ -58,7 +58,9 @@ func (r *approvalRecorder) requests() []harness.ApprovalRequest {
 
 var quiet = slog.New(slog.DiscardHandler)
 
-var confined = sandbox.Status{Backend: sandbox.BackendLandlock, Layers: []string{"landlock-fs(abi 7)"}}
+var confined = func() sandbox.Status {
+	return sandbox.Status{Backend: sandbox.BackendLandlock, Layers: []string{"landlock-fs(abi 7)"}}
+}
 
 func corpusEngine(t *testing.T) *permission.Engine {
 	t.Helper()
@@ -198,7 +200,7 @@ func TestGuardNoSandboxAsksEveryCommand(t *testing.T) {
 	t.Parallel()
 	e := corpusEngine(t)
 	rec := &approvalRecorder{answer: harness.AllowForSession}
-	none := sandbox.Status{Backend: sandbox.BackendNone}
+	none := func() sandbox.Status { return sandbox.Status{Backend: sandbox.BackendNone} }
 	g := harness.NewGuard(harness.GuardOptions{Log: quiet, Engine: e, Approver: rec, Sandbox: none})
 	ctx := context.Background()
 	if d := g.Check(ctx, bash("ls -la")); !d.Allow {

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent"
@@ -247,7 +248,6 @@ func New(opts Options) (_ *Harness, err error) {
 	if h.Engine, err = permission.New(opts.Root, cfg.Rules.Sets...); err != nil {
 		return nil, fmt.Errorf("permissions: %w", err)
 	}
-	var st sandbox.Status
 	sb, sbErr := newSandbox(opts.Root, filepath.Join(wsState, "sandbox"), cfg.Sandbox)
 	switch {
 	case sbErr != nil && (cfg.Sandbox.Backend == "" || cfg.Sandbox.Backend == "auto"):
@@ -258,15 +258,21 @@ func New(opts Options) (_ *Harness, err error) {
 	default:
 		h.Sandbox = sb
 		h.closers = append(h.closers, sb.Close)
-		st = sb.Status()
 	}
-	switch {
-	case h.Sandbox == nil:
-	case st.Confined():
-		log.Info("Sandbox", "backend", st.Backend, "layers", strings.Join(st.Layers, ","), "network", st.Network, "warning", st.Warning)
-	default:
-		// Callers show this to the user (Harness.Sandbox.Status()).
-		log.Info("No sandbox: every bash command needs approval", "warning", st.Warning)
+	// The sandbox is probed when its status is first needed: the guard
+	// asks at the first shell command, so a run without one never probes.
+	status := func() sandbox.Status { return sandbox.Status{} }
+	if sb := h.Sandbox; sb != nil {
+		status = sync.OnceValue(func() sandbox.Status {
+			st := sb.Status()
+			if st.Confined() {
+				log.Info("Sandbox", "backend", st.Backend, "layers", strings.Join(st.Layers, ","), "network", st.Network, "warning", st.Warning)
+			} else {
+				// Callers show this to the user (Harness.Sandbox.Status()).
+				log.Info("No sandbox: every bash command needs approval", "warning", st.Warning)
+			}
+			return st
+		})
 	}
 	spillRoot := filepath.Join(wsState, "spill")
 	pruneOld(spillRoot, spillKeep)
@@ -305,7 +311,7 @@ func New(opts Options) (_ *Harness, err error) {
 	h.Guard = NewGuard(GuardOptions{
 		Engine:   h.Engine,
 		Approver: opts.Approver,
-		Sandbox:  st,
+		Sandbox:  status,
 		Spill:    h.Spill,
 		AskHint:  opts.AskHint,
 		Log:      log,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/agent-lsp/agent-lsp/internal/text"
@@ -80,14 +81,20 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer h.Close()
 	warn := func(s string) { con.Line(con.paint(styleYellow, "agent-lsp: warning: ") + s) }
-	switch {
-	case h.Sandbox == nil:
+	if h.Sandbox == nil {
 		warn(fmt.Sprintf("NO SANDBOX (%v): the bash tool is not offered", h.SandboxErr))
-	case !h.Sandbox.Status().Confined():
-		warn("NO SANDBOX: " + h.Sandbox.Status().Warning)
-	case h.Sandbox.Status().Warning != "":
-		warn("sandbox: " + h.Sandbox.Status().Warning)
 	}
+	// How commands are confined is known once the sandbox has been probed,
+	// which happens at the first command (a run without one never pays
+	// for it): say it then, before the command's output.
+	sandboxNote := sync.OnceFunc(func() {
+		switch st := h.Sandbox.Status(); {
+		case !st.Confined():
+			warn("NO SANDBOX: " + st.Warning)
+		case st.Warning != "":
+			warn("sandbox: " + st.Warning)
+		}
+	})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -109,6 +116,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_ = json.NewEncoder(stdout).Encode(map[string]string{"type": "session", "sessionId": conv.ID})
 	} else {
 		obs = textObserver(con)
+	}
+	if h.Sandbox != nil {
+		inner := obs
+		obs = func(ev agent.Event) {
+			if ev.Type == agent.EvToolStart && ev.Tool != nil && ev.Tool.Name == "bash" {
+				sandboxNote()
+			}
+			inner(ev)
+		}
 	}
 	res := h.Agent.Run(ctx, conv, prompt, obs)
 	kept := conv.Transcript() != nil
