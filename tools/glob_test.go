@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -221,7 +220,7 @@ func TestWalkMatchesRipgrep(t *testing.T) {
 	if err != nil {
 		t.Skip("rg is not on PATH")
 	}
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(), "src")
 	cmd := exec.Command(rg, "--files", "--hidden", "--no-require-git")
 	cmd.Dir = src
 	out, err := cmd.Output()

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -274,7 +273,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 	if err != nil {
 		t.Skip("rg is not on PATH")
 	}
-	src := filepath.Join(runtime.GOROOT(), "src", "regexp")
+	src := filepath.Join(goRoot(), "src", "regexp")
 	ws, err := NewDiskWorkspace(src)
 	if err != nil {
 		t.Fatal(err)

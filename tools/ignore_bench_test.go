@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -111,7 +110,7 @@ Thumbs.db
 // BenchmarkIgnoreMatch measures the .gitignore check alone over every path
 // of Go's source tree, with the rules above.
 func BenchmarkIgnoreMatch(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(), "src")
 	ws, err := NewDiskWorkspace(src)
 	if err != nil {
 		b.Fatal(err)

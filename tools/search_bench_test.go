@@ -33,7 +33,7 @@ var benchGrep = []struct {
 }
 
 func goSrc(b *testing.B) string {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(), "src")
 	return src
 }
 
