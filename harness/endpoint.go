@@ -1,0 +1,45 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/config"
+	"github.com/agent-lsp/agent-lsp/provider/openai"
+)
+
+// probeEndpoint asks the server what it is, the model's window and its
+// tool support, with the configured key and headers (probed once and
+// cached for a day). A failed probe leaves what it learnt (the server
+// kind, perhaps) and no window.
+func probeEndpoint(cfg config.Config, state string, log *slog.Logger) openai.Endpoint {
+	cache := &openai.WindowCache{Path: filepath.Join(state, "windows.json"), TTL: 24 * time.Hour}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	ep, err := cache.Endpoint(ctx, &http.Client{Timeout: 3 * time.Second}, cfg.BaseURL, cfg.Model, openai.Auth{APIKey: cfg.APIKey, Headers: cfg.Headers})
+	if err != nil {
+		log.Debug("Context window not probed; using the default", "err", err)
+	}
+	return ep
+}
+
+// endpointNotices are the warnings the first run shows about the endpoint.
+func endpointNotices(cfg config.Config, ep openai.Endpoint, window int) []string {
+	var out []string
+	if ep.Tools == openai.SupportNo {
+		out = append(out, fmt.Sprintf("%s does not declare tool support on %s: its tool calls may arrive as text (agent-lsp recovers the usual formats) or not at all; a model that lists tools works better", cfg.Model, ep.Server))
+	}
+	if window > 0 && window < agent.SmallWindow {
+		src := ep.WindowSource
+		if cfg.ContextWindow > 0 {
+			src = "context_window in the configuration"
+		}
+		out = append(out, fmt.Sprintf("%s runs with a %d-token context window (%s): agent-lsp shortens the tool descriptions and caps tool results to fit; to give it more room, %s", cfg.Model, window, src, openai.WindowSetting(ep.Server)))
+	}
+	return out
+}
