@@ -54,8 +54,8 @@
 // prompts (not advertised), session/resume, session/close, session/delete,
 // session/set_config_option and config options, available_commands_update,
 // elicitation, authenticate beyond an empty answer (authMethods is empty:
-// endpoint and key come from agent-lsp's configuration), and MCP servers
-// from session/new (see the MCP HOOK comments: the harness cannot start
-// them yet, so mcpCapabilities stays false). docs/acp.md has the full
-// mapping.
+// endpoint and key come from agent-lsp's configuration), and SSE MCP
+// servers (session/new's stdio and http servers start with the session,
+// without a trust prompt: they come from the user's editor settings).
+// docs/acp.md has the full mapping.
 package acp

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -21,6 +22,9 @@ func TestMain(m *testing.M) {
 	// The bash tool's sandbox re-executes this test binary as its helper
 	// (in-process tests); the built binary does so itself.
 	sandbox.MaybeRunHelper()
+	// The MCP test server (mcp/mcptest), when an agent started by a test
+	// runs this binary as an editor's MCP server.
+	mcptest.MaybeServe()
 	dir, err := os.MkdirTemp("", "agent-lsp-acp-bin")
 	if err != nil {
 		panic(err)

@@ -202,9 +202,9 @@ func (s *Server) initialize(r *request) (any, error) {
 	res.AgentCaps.LoadSession = true
 	res.AgentCaps.Prompt.EmbeddedContext = true
 	res.AgentCaps.Session.List = &struct{}{}
-	// MCP HOOK: set res.AgentCaps.MCP.HTTP (and report stdio support)
-	// once the harness starts the mcpServers of session/new (see
-	// newSession). Until then both stay false.
+	// The mcpServers of session/new start with the session: stdio (which
+	// every agent takes) and streamable HTTP; not SSE.
+	res.AgentCaps.MCP.HTTP = true
 	return res, nil
 }
 

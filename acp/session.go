@@ -85,13 +85,10 @@ func (s *Server) factory(root string) *harness.Factory {
 }
 
 // build makes a session's harness over the client's view of root.
-func (s *Server) build(method, root string, mcpServers []json.RawMessage, id string) (*session, error) {
-	if len(mcpServers) > 0 {
-		// MCP HOOK: hand mcpServers (stdio {name, command, args, env},
-		// http {name, url, headers}) to harness.SessionOptions here once
-		// the harness can start MCP servers, and advertise
-		// mcpCapabilities in initialize. Until then they are not started.
-		s.log.Warn("MCP servers from the editor are not started yet", "method", method, "count", len(mcpServers))
+func (s *Server) build(method, root string, rawServers []json.RawMessage, id string) (*session, error) {
+	servers, err := mcpServers(rawServers)
+	if err != nil {
+		return nil, errorf(CodeInvalidParams, "%s: %v", method, err)
 	}
 	disk, err := tools.NewDiskWorkspace(root)
 	if err != nil {
@@ -101,7 +98,7 @@ func (s *Server) build(method, root string, mcpServers []json.RawMessage, id str
 	ws := &workspace{disk: disk, c: s.c, sessionID: id, read: s.fsRead, write: s.fsWrite}
 	s.mu.Unlock()
 	ap := &approver{c: s.c, sessionID: id, root: root, timeout: s.opts.ApprovalTimeout, sem: make(chan struct{}, 1)}
-	h, err := s.factory(root).Build(harness.SessionOptions{Workspace: ws, Approver: ap})
+	h, err := s.factory(root).Build(harness.SessionOptions{Workspace: ws, Approver: ap, MCPServers: servers})
 	if err != nil {
 		disk.Close()
 		return nil, errorf(CodeInternalError, "%s: start the session: %v", method, err)

@@ -157,6 +157,9 @@ type SessionOptions struct {
 	// Trust asks whether a server of the workspace's .mcp.json may start;
 	// nil means such servers do not start.
 	Trust Approver
+	// MCPServers are the front-end's own servers for this session (see
+	// Options.MCPServers).
+	MCPServers map[string]MCPServer
 	// AskHint tells the user how to allow calls when there is no Approver.
 	AskHint string
 	// MaxTurns, when set, bounds the session's runs (code actions).
@@ -176,7 +179,7 @@ func (f *Factory) Build(o SessionOptions) (*Harness, error) {
 		cfg.MaxTurns = o.MaxTurns
 	}
 	return New(Options{
-		Root: f.opts.Root, Config: cfg, Workspace: o.Workspace, Approver: o.Approver, Trust: o.Trust, AskHint: o.AskHint,
+		Root: f.opts.Root, Config: cfg, Workspace: o.Workspace, Approver: o.Approver, Trust: o.Trust, MCPServers: o.MCPServers, AskHint: o.AskHint,
 		StateDir: f.opts.StateDir, Log: f.opts.Log, Tools: o.Tools, ReadOnly: o.ReadOnly,
 	})
 }

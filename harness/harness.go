@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,6 +53,11 @@ type Options struct {
 	// (a person: the editor or the terminal, never --ask=allow); nil means
 	// such servers do not start, with a warning.
 	Trust Approver
+	// MCPServers are servers a front-end passes for this session (an ACP
+	// editor's session/new), from the user's editor settings: they start
+	// like the user's own, without a trust prompt, and win over a server
+	// of the same name in the configuration.
+	MCPServers map[string]MCPServer
 }
 
 // Harness is a wired agent and what it holds open.
@@ -177,6 +183,14 @@ func New(opts Options) (_ *Harness, err error) {
 	}
 
 	var mcpWarnings []string
+	if len(opts.MCPServers) > 0 {
+		all := maps.Clone(cfg.MCPServers)
+		if all == nil {
+			all = map[string]MCPServer{}
+		}
+		maps.Copy(all, opts.MCPServers)
+		cfg.MCPServers = all
+	}
 	if h.MCP, mcpWarnings = NewMCPManager(opts.Root, state, cfg, opts.Trust, log); h.MCP != nil {
 		h.closers = append(h.closers, h.MCP.Close)
 	}

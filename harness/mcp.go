@@ -41,6 +41,11 @@ func MCPServers(root string, cfg config.Config) ([]mcp.Server, []string) {
 	return append(servers, ws...), warnings
 }
 
+// MCPServer is one MCP server's definition, as the configuration's
+// [mcp_servers.NAME] tables hold it; front-ends build them from their
+// protocol's own shape (SessionOptions.MCPServers).
+type MCPServer = config.MCPServer
+
 // NewMCPManager makes the manager of a session's MCP servers (nil when
 // there are none). trust asks about workspace servers; nil means no one
 // can be asked.
