@@ -171,7 +171,7 @@ func TestOfficialClient(t *testing.T) {
 
 	// initialize and session/new.
 	caps := r.Init.AgentCapabilities
-	if r.Init.ProtocolVersion != 1 || !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || caps.PromptCapabilities.Image || caps.McpCapabilities.HTTP || r.Init.AgentInfo.Name != "agent-lsp" {
+	if r.Init.ProtocolVersion != 1 || !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || caps.PromptCapabilities.Image || !caps.McpCapabilities.HTTP || caps.McpCapabilities.SSE || r.Init.AgentInfo.Name != "agent-lsp" {
 		t.Errorf("initialize: %+v", r.Init)
 	}
 	if r.Session.SessionID == "" || r.Session.Modes.CurrentModeID != "default" || len(r.Session.Modes.AvailableModes) != 2 {
