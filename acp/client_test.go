@@ -102,10 +102,10 @@ func runClient(t *testing.T, state string, args ...string) clientResult {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		needClient(t, "node", "install Node.js 18+")
+		agenttest.NeedClient(t, "node", "install Node.js 18+")
 	}
 	if _, err := os.Stat("testdata/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
-		needClient(t, "@agentclientprotocol/sdk", "run npm ci in acp/testdata (scripts/test does)")
+		agenttest.NeedClient(t, "@agentclientprotocol/sdk", "run npm ci in acp/testdata (scripts/test does)")
 	}
 	cmd := exec.Command(node, append([]string{"testdata/client.mjs"}, args...)...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
@@ -157,7 +157,7 @@ func chunks(ups []update, kind string) string {
 func TestOfficialClient(t *testing.T) {
 	t.Parallel()
 	marker := fmt.Sprintf("1000.%d", time.Now().UnixNano()%1_000_000_000)
-	m, ws := fixture(t, map[string]string{"main.go": "package main // disk\n", "notes.txt": "on disk\n"},
+	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n", "notes.txt": "on disk\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("r1", "read_file", `{"path":"main.go"}`)}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("e1", "str_replace", `{"path":"main.go","old_str":"old","new_str":"new"}`)}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("x1", "bash", `{"command":"touch made.txt"}`)}},

@@ -13,7 +13,7 @@ import (
 // A malformed entry is a clear -32602.
 func TestSessionMCPServers(t *testing.T) {
 	t.Parallel()
-	m, ws := fixture(t, nil,
+	m, ws := agenttest.Fixture(t, nil,
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("e1", "mcp__editor__echo", `{"text":"from the editor's server"}`)}},
 		agenttest.Reply{Text: "done"},
 	)

@@ -132,7 +132,7 @@ func errMessage(m map[string]any) string {
 // gets a clear JSON-RPC error, the connection goes on, nothing hangs.
 func TestHostileWire(t *testing.T) {
 	t.Parallel()
-	m, ws := fixture(t, map[string]string{"main.go": "package main // disk\n"},
+	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("r1", "read_file", `{"path":"main.go"}`)}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("r2", "read_file", `{"path":"main.go"}`)}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("b1", "bash", `{"command":"touch never.txt"}`)}},

@@ -368,13 +368,15 @@ func (r *run) emptyNudge() string {
 		b.WriteString("Answer the request in text.")
 		return b.String()
 	}
-	b.WriteString("Either answer in text or call one of the tools you have: ")
-	for i, s := range r.specs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(s.Name)
-	}
-	b.WriteString(".")
+	b.WriteString("Either answer in text or call one of the tools you have: " + r.toolList() + ".")
 	return b.String()
+}
+
+// toolList names the run's tools, for the nudges.
+func (r *run) toolList() string {
+	names := make([]string, len(r.specs))
+	for i, s := range r.specs {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
 }

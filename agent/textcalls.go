@@ -45,14 +45,7 @@ func (r *run) callNudge(problem string) string {
 	fmt.Fprintf(&b, "Your last reply contains a tool call written as text, and it was not run: %s. ", problem)
 	b.WriteString("Call the tool again with complete, valid arguments (use the tool-calling format, not a description of the call), or answer in text if no tool is needed.")
 	if len(r.specs) > 0 {
-		b.WriteString(" Tools: ")
-		for i, s := range r.specs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(s.Name)
-		}
-		b.WriteString(".")
+		b.WriteString(" Tools: " + r.toolList() + ".")
 	}
 	return b.String()
 }

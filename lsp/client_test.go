@@ -11,39 +11,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 )
 
-// needClient skips the test when a client program is missing, except in
-// CI (CI set) or under scripts/test (AGENT_LSP_REQUIRE_CLIENTS set), which
-// installs every client: there it fails.
-func needClient(t *testing.T, what, hint string) {
-	t.Helper()
-	if os.Getenv("CI") != "" || os.Getenv("AGENT_LSP_REQUIRE_CLIENTS") != "" {
-		t.Fatalf("%s is missing (CI or AGENT_LSP_REQUIRE_CLIENTS is set, so this fails instead of skipping): %s", what, hint)
-	}
-	t.Skipf("%s is missing: %s", what, hint)
-}
-
-// clientFixture starts a scripted model server (closed at the end of the
-// test) and writes files into a fresh workspace, whose real path it
-// returns: what every real-client test starts from.
-func clientFixture(t *testing.T, files map[string]string, replies ...agenttest.Reply) (*agenttest.Server, string) {
-	t.Helper()
-	m, err := agenttest.NewServer(replies...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	ws := t.TempDir()
-	if r, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = r
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return m, ws
-}
-
 // nodeModules is the node_modules holding the test clients' libraries:
 // AGENT_LSP_NODE_MODULES, else testdata/clients/node_modules (scripts/test
 // runs npm ci there).
@@ -65,13 +32,13 @@ func TestNodeClient(t *testing.T) {
 	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		needClient(t, "node", "install Node.js 18+")
+		agenttest.NeedClient(t, "node", "install Node.js 18+")
 	}
 	mods := nodeModules()
 	if _, err := os.Stat(filepath.Join(mods, "vscode-languageserver-protocol", "package.json")); err != nil {
-		needClient(t, "vscode-languageserver-protocol", "run npm ci in lsp/testdata/clients (scripts/test does)")
+		agenttest.NeedClient(t, "vscode-languageserver-protocol", "run npm ci in lsp/testdata/clients (scripts/test does)")
 	}
-	m, ws := clientFixture(t, map[string]string{"main.go": "package main // disk\n"},
+	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},

@@ -21,12 +21,12 @@ func TestEglotClient(t *testing.T) {
 	const hint = "apt-get install --no-install-recommends emacs-nox elpa-eglot (scripts/test does)"
 	emacs, err := exec.LookPath("emacs")
 	if err != nil {
-		needClient(t, "emacs", hint)
+		agenttest.NeedClient(t, "emacs", hint)
 	}
 	if out, err := exec.Command(emacs, "--batch", "--eval", "(require 'eglot)").CombinedOutput(); err != nil {
-		needClient(t, "eglot", hint+": "+string(out))
+		agenttest.NeedClient(t, "eglot", hint+": "+string(out))
 	}
-	m, ws := clientFixture(t, map[string]string{"main.go": "package main // disk\n"},
+	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},

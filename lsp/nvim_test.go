@@ -23,9 +23,9 @@ func TestNeovimClient(t *testing.T) {
 	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
-		needClient(t, "nvim", "apt-get install neovim (scripts/test does)")
+		agenttest.NeedClient(t, "nvim", "apt-get install neovim (scripts/test does)")
 	}
-	m, ws := clientFixture(t, map[string]string{"main.go": "package main // disk\n", "other.txt": "other: one\n"},
+	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n", "other.txt": "other: one\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "read_file", Arguments: `{"path":"other.txt"}`}}},

@@ -53,6 +53,20 @@ func (c *commonFlags) load() (string, config.Config, []string, error) {
 	return ws, cfg, warnings, err
 }
 
+// loadOrSay is load for commands that print the configuration's
+// warnings and errors plainly on stderr; ok is false after an error.
+func (c *commonFlags) loadOrSay(stderr io.Writer) (string, config.Config, bool) {
+	ws, cfg, warnings, err := c.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
+		return "", cfg, false
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
+	}
+	return ws, cfg, true
+}
+
 // parseInterspersed parses flags that may come after positional arguments
 // (`agent-lsp run "fix it" --json`); "--" ends the flags.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {

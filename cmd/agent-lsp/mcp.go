@@ -28,13 +28,9 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, code, ok := parseArgs(fs, args[1:]); !ok {
 		return code
 	}
-	ws, cfg, warnings, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
+	ws, cfg, ok := common.loadOrSay(stderr)
+	if !ok {
 		return exitUsage
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
 	}
 	_, _, trust := approversFor(askDeny, stdin, stderr)
 	st, warns := mcpStatus(ws, cfg, trust, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))

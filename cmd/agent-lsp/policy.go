@@ -52,13 +52,9 @@ Flags:
 		fmt.Fprintf(stderr, "agent-lsp policy: unknown tool %q (known: %s)\n", *tool, strings.Join(permission.KnownTools, ", "))
 		return exitUsage
 	}
-	ws, cfg, warnings, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
+	ws, cfg, ok := common.loadOrSay(stderr)
+	if !ok {
 		return exitUsage
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
 	}
 	e, err := permission.New(ws, cfg.Rules.Sets...)
 	if err != nil {

@@ -1,0 +1,46 @@
+package agenttest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// NeedClient skips a test whose client program (an editor, a protocol
+// client library) is missing, except in CI or under scripts/test
+// (AGENT_LSP_REQUIRE_CLIENTS set), which install every client: there it
+// fails.
+func NeedClient(t testing.TB, what, hint string) {
+	t.Helper()
+	if os.Getenv("CI") != "" || os.Getenv("AGENT_LSP_REQUIRE_CLIENTS") != "" {
+		t.Fatalf("%s is missing (CI or AGENT_LSP_REQUIRE_CLIENTS is set, so this fails instead of skipping): %s", what, hint)
+	}
+	t.Skipf("%s is missing: %s", what, hint)
+}
+
+// Fixture starts a scripted model server (closed at the end of the test)
+// and writes files (paths relative, directories made) into a fresh
+// workspace, whose real path it returns: what the real-client tests start
+// from.
+func Fixture(t testing.TB, files map[string]string, replies ...Reply) (*Server, string) {
+	t.Helper()
+	m, err := NewServer(replies...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	ws := t.TempDir()
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	for name, text := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, ws
+}
