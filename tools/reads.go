@@ -2,8 +2,8 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"strings"
 	"sync"
@@ -22,13 +22,71 @@ import (
 // NewReads.
 type Reads struct {
 	mu    sync.Mutex
-	seen  map[string][sha256.Size]byte
+	seen  map[string]fingerprint
 	tails map[string]chan struct{} // per path: closed when the last queued holder is done
 }
 
 // NewReads returns an empty record.
 func NewReads() *Reads {
-	return &Reads{seen: make(map[string][sha256.Size]byte), tails: make(map[string]chan struct{})}
+	return &Reads{seen: make(map[string]fingerprint), tails: make(map[string]chan struct{})}
+}
+
+// fingerprint identifies a file's content: its length and a 64-bit hash
+// with a seed chosen at random in each process. A change goes unnoticed
+// with chance 2^-64, and no text can be made to collide without knowing
+// the seed; a cryptographic hash (the first version used SHA-256) costs
+// ten times as much, twice per edit, on files of megabytes.
+type fingerprint struct {
+	n int
+	h uint64
+}
+
+var fingerprintSeed = maphash.MakeSeed()
+
+func fingerprintOf(b []byte) fingerprint {
+	return fingerprint{len(b), maphash.Bytes(fingerprintSeed, b)}
+}
+
+// asyncMin is the size from which a fingerprint is worth a goroutine.
+const asyncMin = 256 << 10
+
+// fingerprintAsync starts fingerprinting b, on another core when b is
+// large, and returns the function that waits for the result. The write
+// tools hash the file they edit while they do something else with it
+// (search it, hand the edit to the editor) instead of before or after.
+func fingerprintAsync(b []byte) func() fingerprint {
+	return async(len(b), func() fingerprint { return fingerprintOf(b) })
+}
+
+// fingerprintSplice is fingerprintOf(applyReplacements(content, reps))
+// computed from the pieces (maphash streams), so that it can run while
+// the new content is being built.
+func fingerprintSplice(content []byte, reps []Replacement) func() fingerprint {
+	return async(len(content), func() fingerprint {
+		var h maphash.Hash
+		h.SetSeed(fingerprintSeed)
+		n, last := 0, 0
+		for _, r := range reps {
+			h.Write(content[last:r.Start])
+			h.WriteString(r.Text)
+			n += r.Start - last + len(r.Text)
+			last = r.End
+		}
+		h.Write(content[last:])
+		return fingerprint{n + len(content) - last, h.Sum64()}
+	})
+}
+
+// async runs f on another goroutine when size is large enough to be
+// worth it, and returns the function that waits for its result.
+func async[T any](size int, f func() T) func() T {
+	if size < asyncMin {
+		v := f()
+		return func() T { return v }
+	}
+	ch := make(chan T, 1)
+	go func() { ch <- f() }()
+	return sync.OnceValue(func() T { return <-ch })
 }
 
 // MarkRead records that the agent has seen content as the whole content of
@@ -39,9 +97,12 @@ func (r *Reads) MarkRead(path string, content []byte) {
 	if r == nil {
 		return
 	}
-	sum := sha256.Sum256(content)
+	r.markFingerprint(path, fingerprintOf(content))
+}
+
+func (r *Reads) markFingerprint(path string, f fingerprint) {
 	r.mu.Lock()
-	r.seen[key(path)] = sum
+	r.seen[key(path)] = f
 	r.mu.Unlock()
 }
 
@@ -64,26 +125,36 @@ func (r *Reads) Seen(path string, current []byte) bool {
 	r.mu.Lock()
 	sum, ok := r.seen[key(path)]
 	r.mu.Unlock()
-	return ok && sum == sha256.Sum256(current)
+	return ok && sum == fingerprintOf(current)
 }
 
 // stale says why the agent may not change path whose content is current,
 // or "" if it may. tool names the caller.
 func (r *Reads) stale(tool, rel string, current []byte) string {
+	return r.staleAsync(tool, rel, current)()
+}
+
+// staleAsync is stale computed while the caller goes on (see
+// fingerprintAsync); the function returned waits for the answer.
+func (r *Reads) staleAsync(tool, rel string, current []byte) func() string {
 	r.mu.Lock()
 	sum, ok := r.seen[key(rel)]
 	r.mu.Unlock()
-	switch {
-	case !ok:
+	if !ok {
 		extra := ""
 		if isBinary(current, false) {
 			extra = " It is a binary file, which read_file cannot show: ask the user before replacing it."
 		}
-		return fmt.Sprintf("%s: you have not read %s in this session; call read_file on it first, then retry, so that your change is based on its current content.%s", tool, rel, extra)
-	case sum != sha256.Sum256(current):
-		return fmt.Sprintf("%s: %s changed since you last read it (the user or another tool edited it); read it again with read_file, then retry with its current content.", tool, rel)
+		msg := fmt.Sprintf("%s: you have not read %s in this session; call read_file on it first, then retry, so that your change is based on its current content.%s", tool, rel, extra)
+		return func() string { return msg }
 	}
-	return ""
+	f := fingerprintAsync(current)
+	return func() string {
+		if f() != sum {
+			return fmt.Sprintf("%s: %s changed since you last read it (the user or another tool edited it); read it again with read_file, then retry with its current content.", tool, rel)
+		}
+		return ""
+	}
 }
 
 // lock waits, in order of arrival, until no earlier call holds path, and

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,35 @@ func TestReadsLockOrder(t *testing.T) {
 	}
 	if tail() != nil {
 		t.Fatal("queue not emptied")
+	}
+}
+
+// TestFingerprintSplice checks that the fingerprint computed from the
+// pieces of an edit is the fingerprint of its result, for small and
+// large contents and edits at the ends.
+func TestFingerprintSplice(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, size := range []int{0, 1, 100, asyncMin + 7} {
+		content := make([]byte, size)
+		for i := range content {
+			content[i] = byte('a' + r.IntN(26))
+		}
+		for range 20 {
+			var reps []Replacement
+			for pos := 0; pos <= size && len(reps) < 4; {
+				start := pos + r.IntN(size-pos+1)
+				end := start + r.IntN(size-start+1)/2
+				reps = append(reps, Replacement{Start: start, End: end, Text: strings.Repeat("x", r.IntN(5))})
+				pos = end + 1
+			}
+			want := fingerprintOf(applyReplacements(content, reps))
+			if got := fingerprintSplice(content, reps)(); got != want {
+				t.Fatalf("size %d reps %v: %v, want %v", size, reps, got, want)
+			}
+		}
+	}
+	if fingerprintOf([]byte("a")) == fingerprintOf([]byte("b")) {
+		t.Fatal("one fingerprint for two contents")
 	}
 }
