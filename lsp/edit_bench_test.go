@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -59,4 +62,60 @@ func BenchmarkStrReplaceEdit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// scattered returns text with 100 changed, inserted or deleted lines
+// spread over it, as a model's whole-file rewrite of a long file.
+func scattered(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	step := len(lines) / 101
+	for k := 1; k <= 100; k++ {
+		i := k * step
+		switch k % 3 {
+		case 0:
+			lines[i] = strings.Replace(lines[i], "code", "CODE", 1)
+		case 1:
+			lines[i] = ""
+		default:
+			lines[i] += "\t// a new line\n"
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// BenchmarkWriteFileEdit turns a write_file of a 100,000-line open
+// document with 100 scattered changes into its WorkspaceEdit (line diff,
+// character refinement, positions), beside go-diff's line mode alone. It
+// reports the bytes allocated per byte of the file.
+func BenchmarkWriteFileEdit(b *testing.B) {
+	s, ws, text := benchDoc(b)
+	next := scattered(text)
+	b.Run("ours", func(b *testing.B) {
+		c := tools.Change{Path: "big.go", Old: []byte(text), New: []byte(next)}
+		abs := filepath.Join(ws.Root(), "big.go")
+		b.ReportAllocs()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for b.Loop() {
+			p, _, err := s.buildEdit(context.Background(), ws, "big.go", abs, c)
+			if err != nil || len(p.Edit.DocumentChanges) != 1 {
+				b.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(len(text)), "alloc/size")
+	})
+	b.Run("godiff_lines", func(b *testing.B) {
+		b.ReportAllocs()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for b.Loop() {
+			dmp := diffmatchpatch.New()
+			dmp.DiffTimeout = DiffTimeout
+			x, y, lines := dmp.DiffLinesToChars(text, next)
+			dmp.DiffCharsToLines(dmp.DiffMain(x, y, false), lines)
+		}
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(len(text)), "alloc/size")
+	})
 }
