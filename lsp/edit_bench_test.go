@@ -119,3 +119,52 @@ func BenchmarkWriteFileEdit(b *testing.B) {
 		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(len(text)), "alloc/size")
 	})
 }
+
+// benchEditor is the server's side of an edit without the wire: reads
+// come from the open document (Workspace.ReadFile), an edit is built as
+// workspace/applyEdit params (buildEdit) and comes back as the didChange
+// an editor sends after applying it. Workspace.ApplyEdit does the same
+// around sendEdit, which needs a connection.
+type benchEditor struct {
+	*Workspace
+	s *Server
+}
+
+func (e benchEditor) ApplyEdit(ctx context.Context, c tools.Change) error {
+	abs := filepath.Join(e.Root(), c.Path)
+	p, _, err := e.s.buildEdit(ctx, e.Workspace, c.Path, abs, c)
+	if err != nil {
+		return err
+	}
+	te := p.Edit.DocumentChanges[0].(textDocumentEdit)
+	changes := make([]contentChange, len(te.Edits))
+	for i := range te.Edits { // LSP applies them as if at once: last first
+		ed := te.Edits[len(te.Edits)-1-i]
+		changes[i] = contentChange{Range: &ed.Range, Text: ed.NewText}
+	}
+	return e.s.docs.change(e.s.enc, te.TextDocument.URI, *te.TextDocument.Version+1, changes)
+}
+
+// BenchmarkStrReplaceLSP runs the str_replace tool on a 100,000-line open
+// document through the server: read the buffer, check, plan, build the
+// WorkspaceEdit, take the editor's didChange, report, as the session's
+// dispatcher runs it. Only the JSON-RPC transport and the editor are left
+// out. Compare with
+// tools.BenchmarkStrReplace100k/direct.
+func BenchmarkStrReplaceLSP(b *testing.B) {
+	s, ws, text := benchDoc(b)
+	reads := tools.NewReads()
+	reads.MarkRead("big.go", []byte(text))
+	d := tools.NewDispatcher(tools.NewRegistry(tools.NewStrReplace(benchEditor{ws, s}, reads)))
+	args := [2]string{
+		`{"path":"big.go","old_str":"line 87654 of","new_str":"LINE 87654 of"}`,
+		`{"path":"big.go","old_str":"LINE 87654 of","new_str":"line 87654 of"}`,
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		res := d.Dispatch(context.Background(), tools.Call{ID: "c", Name: "str_replace", Arguments: args[i%2]})
+		if res.IsError {
+			b.Fatal(res.Text)
+		}
+	}
+}
