@@ -100,8 +100,13 @@ func (r Result) Ratio() (med, lo, hi float64, ok bool) {
 	}
 	ratios := make([]float64, 0, n)
 	for i := range n {
-		if r.Anchor.Values[i] != 0 {
-			ratios = append(ratios, r.Ours.Values[i]/r.Anchor.Values[i])
+		switch o, a := r.Ours.Values[i], r.Anchor.Values[i]; {
+		case a != 0:
+			ratios = append(ratios, o/a)
+		case o == 0: // both none (wakeups): as good as the anchor
+			ratios = append(ratios, 1)
+		default:
+			ratios = append(ratios, math.Inf(1))
 		}
 	}
 	if len(ratios) == 0 {
@@ -194,7 +199,7 @@ func cell(s Sample, b Bench) string {
 func unitName(u string) string {
 	for _, p := range []string{"agent-lsp-", "floor-", "gopls-"} {
 		if rest, ok := strings.CutPrefix(u, p); ok {
-			return strings.TrimPrefix(rest, "RSS-")
+			return strings.TrimPrefix(strings.TrimPrefix(rest, "RSS-"), "RssAnon-")
 		}
 	}
 	return u

@@ -47,8 +47,8 @@ type runner struct {
 }
 
 type binary struct {
-	path, dir string
-	missing   string
+	path, dir, importPath string
+	missing               string
 }
 
 type runOutcome struct {
@@ -192,6 +192,11 @@ func (r *runner) build(pattern, top string) (binary, error) {
 		if len(f) < 3 || !hasDecl(f[1], strings.Fields(f[2]), decl) {
 			continue
 		}
+		for _, b := range r.bins { // built already for another benchmark
+			if b.importPath == f[0] {
+				return b, nil
+			}
+		}
 		path := filepath.Join(r.tmp, strconv.Itoa(len(r.bins))+".test")
 		fmt.Fprintf(r.o.Log, "  go test -c %s\n", f[0])
 		build := exec.Command("go", "test", "-c", "-o", path, f[0])
@@ -199,7 +204,7 @@ func (r *runner) build(pattern, top string) (binary, error) {
 		if out, err := build.CombinedOutput(); err != nil {
 			return binary{}, fmt.Errorf("go test -c %s: %v\n%s", f[0], err, out)
 		}
-		return binary{path: path, dir: f[1]}, nil
+		return binary{path: path, dir: f[1], importPath: f[0]}, nil
 	}
 	return binary{missing: fmt.Sprintf("not written yet: no %s in %s", top, pattern)}, nil
 }

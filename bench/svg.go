@@ -20,7 +20,7 @@ func SVG(results []Result) string {
 	}
 	var bars []bar
 	for _, r := range results {
-		if med, lo, hi, ok := r.Ratio(); ok && med > 0 {
+		if med, lo, hi, ok := r.Ratio(); ok && med > 0 && !math.IsInf(hi, 0) {
 			g := r.Row.Max
 			if r.Row.Info {
 				g = 0

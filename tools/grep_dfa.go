@@ -26,6 +26,7 @@ type lineDFA struct {
 	re     *regexp.Regexp // the fallback, same pattern
 	states map[string]*dfaState
 	begin  *dfaState // at the start of a line
+	wide   int       // non-ASCII transitions cached
 	resets int
 	failed bool
 
@@ -37,6 +38,7 @@ type lineDFA struct {
 
 const (
 	dfaMaxStates = 2000
+	dfaMaxWide   = 1 << 16
 	dfaMaxResets = 8
 )
 
@@ -69,7 +71,16 @@ func newLineDFA(prog *syntax.Prog, re *regexp.Regexp) *lineDFA {
 
 func (d *lineDFA) reset() {
 	d.states = make(map[string]*dfaState)
+	d.wide = 0
 	d.begin = d.state(nil, -1)
+}
+
+// drop empties the cache, full; after dfaMaxResets drops the DFA gives
+// up for good.
+func (d *lineDFA) drop() {
+	d.resets++
+	d.failed = d.resets > dfaMaxResets
+	d.reset()
 }
 
 // scan calls emit for every matching line of buf (bounds of the line
@@ -205,12 +216,18 @@ func (d *lineDFA) step(s *dfaState, r rune) *dfaState {
 	}
 	if r < utf8.RuneSelf {
 		s.ascii[r] = ns
-	} else {
-		if s.wide == nil {
-			s.wide = make(map[rune]*dfaState)
-		}
-		s.wide[r] = ns
+		return ns
 	}
+	// Non-ASCII transitions count against the bound too: text with
+	// thousands of distinct runes would otherwise grow every state's map.
+	if d.wide++; d.wide > dfaMaxWide {
+		d.drop()
+		return nil
+	}
+	if s.wide == nil {
+		s.wide = make(map[rune]*dfaState)
+	}
+	s.wide[r] = ns
 	return ns
 }
 
@@ -261,9 +278,7 @@ func (d *lineDFA) state(pcs []uint32, prev rune) *dfaState {
 		return s
 	}
 	if len(d.states) >= dfaMaxStates {
-		d.resets++
-		d.failed = d.resets > dfaMaxResets
-		d.reset()
+		d.drop()
 		return nil
 	}
 	s := &dfaState{pcs: sorted, prev: prev}

@@ -127,6 +127,31 @@ func TestLineDFABound(t *testing.T) {
 	}
 }
 
+// TestLineDFAManyRunes checks the bound on non-ASCII transitions: text
+// with more distinct runes than it allows, in short lines and in one
+// long line.
+func TestLineDFAManyRunes(t *testing.T) {
+	t.Parallel()
+	var short, long strings.Builder
+	for r := rune(0x100); r < 0x100+dfaMaxWide+5000; r++ {
+		if r >= 0xD800 && r < 0xE000 {
+			continue
+		}
+		short.WriteRune(r)
+		long.WriteRune(r)
+		if r%500 == 0 {
+			short.WriteString("Ab123\n")
+		}
+	}
+	for _, text := range []string{short.String(), long.String() + "Ab123\n"} {
+		expr := `[A-Z][a-z]+[0-9]{3}|\x{F000}`
+		got, want := dfaLines(t, expr, []byte(text)), wantLines(regexp.MustCompile(expr), []byte(text))
+		if !slices.Equal(got, want) || len(want) == 0 {
+			t.Fatalf("got %d lines, want %d", len(got), len(want))
+		}
+	}
+}
+
 // TestLineDFAGoSource compares with regexp over part of Go's source tree
 // (real text: tabs, comments, UTF-8, long lines).
 func TestLineDFAGoSource(t *testing.T) {
