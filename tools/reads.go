@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"path"
 	"strings"
 	"sync"
@@ -29,64 +28,6 @@ type Reads struct {
 // NewReads returns an empty record.
 func NewReads() *Reads {
 	return &Reads{seen: make(map[string]fingerprint), tails: make(map[string]chan struct{})}
-}
-
-// fingerprint identifies a file's content: its length and a 64-bit hash
-// with a seed chosen at random in each process. A change goes unnoticed
-// with chance 2^-64, and no text can be made to collide without knowing
-// the seed; a cryptographic hash (the first version used SHA-256) costs
-// ten times as much, twice per edit, on files of megabytes.
-type fingerprint struct {
-	n int
-	h uint64
-}
-
-var fingerprintSeed = maphash.MakeSeed()
-
-func fingerprintOf(b []byte) fingerprint {
-	return fingerprint{len(b), maphash.Bytes(fingerprintSeed, b)}
-}
-
-// asyncMin is the size from which a fingerprint is worth a goroutine.
-const asyncMin = 256 << 10
-
-// fingerprintAsync starts fingerprinting b, on another core when b is
-// large, and returns the function that waits for the result. The write
-// tools hash the file they edit while they do something else with it
-// (search it, hand the edit to the editor) instead of before or after.
-func fingerprintAsync(b []byte) func() fingerprint {
-	return async(len(b), func() fingerprint { return fingerprintOf(b) })
-}
-
-// fingerprintSplice is fingerprintOf(applyReplacements(content, reps))
-// computed from the pieces (maphash streams), so that it can run while
-// the new content is being built.
-func fingerprintSplice(content []byte, reps []Replacement) func() fingerprint {
-	return async(len(content), func() fingerprint {
-		var h maphash.Hash
-		h.SetSeed(fingerprintSeed)
-		n, last := 0, 0
-		for _, r := range reps {
-			h.Write(content[last:r.Start])
-			h.WriteString(r.Text)
-			n += r.Start - last + len(r.Text)
-			last = r.End
-		}
-		h.Write(content[last:])
-		return fingerprint{n + len(content) - last, h.Sum64()}
-	})
-}
-
-// async runs f on another goroutine when size is large enough to be
-// worth it, and returns the function that waits for its result.
-func async[T any](size int, f func() T) func() T {
-	if size < asyncMin {
-		v := f()
-		return func() T { return v }
-	}
-	ch := make(chan T, 1)
-	go func() { ch <- f() }()
-	return sync.OnceValue(func() T { return <-ch })
 }
 
 // MarkRead records that the agent has seen content as the whole content of
@@ -131,12 +72,13 @@ func (r *Reads) Seen(path string, current []byte) bool {
 // stale says why the agent may not change path whose content is current,
 // or "" if it may. tool names the caller.
 func (r *Reads) stale(tool, rel string, current []byte) string {
-	return r.staleAsync(tool, rel, current)()
+	return r.staleAsync(tool, rel, current, nil)()
 }
 
 // staleAsync is stale computed while the caller goes on (see
-// fingerprintAsync); the function returned waits for the answer.
-func (r *Reads) staleAsync(tool, rel string, current []byte) func() string {
+// fingerprintAsync); the function returned waits for the answer. f, when
+// not nil, yields current's fingerprint (the caller computes it).
+func (r *Reads) staleAsync(tool, rel string, current []byte, f func() fingerprint) func() string {
 	r.mu.Lock()
 	sum, ok := r.seen[key(rel)]
 	r.mu.Unlock()
@@ -148,7 +90,9 @@ func (r *Reads) staleAsync(tool, rel string, current []byte) func() string {
 		msg := fmt.Sprintf("%s: you have not read %s in this session; call read_file on it first, then retry, so that your change is based on its current content.%s", tool, rel, extra)
 		return func() string { return msg }
 	}
-	f := fingerprintAsync(current)
+	if f == nil {
+		f = fingerprintAsync(current)
+	}
 	return func() string {
 		if f() != sum {
 			return fmt.Sprintf("%s: %s changed since you last read it (the user or another tool edited it); read it again with read_file, then retry with its current content.", tool, rel)

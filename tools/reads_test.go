@@ -145,17 +145,19 @@ func TestReadsLockOrder(t *testing.T) {
 	}
 }
 
-// TestFingerprintSplice checks that the fingerprint computed from the
-// pieces of an edit is the fingerprint of its result, for small and
-// large contents and edits at the ends.
-func TestFingerprintSplice(t *testing.T) {
+// TestFingerprintReuse checks that the fingerprint of an edited
+// content, computed reusing the blocks before the first change, is its
+// fingerprint computed afresh, for contents of under a block to several
+// blocks and edits anywhere.
+func TestFingerprintReuse(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, size := range []int{0, 1, 100, asyncMin + 7} {
+	for _, size := range []int{0, 1, 100, fpBlock, 3*fpBlock + 7} {
 		content := make([]byte, size)
 		for i := range content {
 			content[i] = byte('a' + r.IntN(26))
 		}
+		old := sumBlocks(content, nil)
 		for range 20 {
 			var reps []Replacement
 			for pos := 0; pos <= size && len(reps) < 4; {
@@ -164,13 +166,14 @@ func TestFingerprintSplice(t *testing.T) {
 				reps = append(reps, Replacement{Start: start, End: end, Text: strings.Repeat("x", r.IntN(5))})
 				pos = end + 1
 			}
-			want := fingerprintOf(applyReplacements(content, reps))
-			if got := fingerprintSplice(content, reps)(); got != want {
+			next := applyReplacements(content, reps)
+			got := sumBlocks(next, old.fullBlocksBefore(reps[0].Start)).fingerprint()
+			if want := fingerprintOf(next); got != want {
 				t.Fatalf("size %d reps %v: %v, want %v", size, reps, got, want)
 			}
 		}
 	}
-	if fingerprintOf([]byte("a")) == fingerprintOf([]byte("b")) {
+	if fingerprintOf([]byte("a")) == fingerprintOf([]byte("b")) || fingerprintOf(nil) == fingerprintOf([]byte{0}) {
 		t.Fatal("one fingerprint for two contents")
 	}
 }

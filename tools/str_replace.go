@@ -72,7 +72,8 @@ func strReplace(ctx context.Context, ed Editor, reads *Reads, p *StrReplaceParam
 	}
 	// The staleness check hashes the file while plan searches it; its
 	// answer still comes first.
-	stale := reads.staleAsync("str_replace", rel, cur)
+	oldSums := async(len(cur), func() blockSums { return sumBlocks(cur, nil) })
+	stale := reads.staleAsync("str_replace", rel, cur, func() fingerprint { return oldSums().fingerprint() })
 	pl, fail := plan(cur, p.OldStr, p.NewStr, p.ReplaceAll)
 	if msg := stale(); msg != "" {
 		return Errorf("%s", msg), nil
@@ -83,8 +84,11 @@ func strReplace(ctx context.Context, ed Editor, reads *Reads, p *StrReplaceParam
 	if fail != "" {
 		return Errorf("str_replace: %s", strings.ReplaceAll(fail, "{file}", rel)), nil
 	}
-	newSum := fingerprintSplice(cur, pl.reps) // while the new content is built
 	c := Change{Path: rel, Old: cur, New: applyReplacements(cur, pl.reps), Replacements: pl.reps, Label: "agent-lsp: str_replace " + rel}
+	// The new fingerprint reuses the blocks before the first change and
+	// is computed while the editor applies the edit.
+	reuse := oldSums().fullBlocksBefore(pl.reps[0].Start)
+	newSum := async(len(c.New)-len(reuse)*fpBlock, func() fingerprint { return sumBlocks(c.New, reuse).fingerprint() })
 	res, diags, err := commit(ctx, ed, reads, "str_replace", c, newSum)
 	if res != nil || err != nil {
 		return deref(res), err
