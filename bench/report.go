@@ -183,6 +183,10 @@ func cell(s Sample, b Bench) string {
 	if len(s.Values) == 0 {
 		return "n/a (" + strings.ReplaceAll(s.Missing, "|", "/") + ")"
 	}
+	if s.Missing != "" { // some rounds gave no figure
+		s.Missing = ""
+		return cell(s, b) + " (some rounds failed; see the log)"
+	}
 	med, lo, hi := stats(s.Values)
 	u := metric(b)
 	switch {

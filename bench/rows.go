@@ -52,10 +52,10 @@ func idle(metric string) Bench {
 // Rows is the suite.
 var Rows = []Row{
 	{Name: "initialize vs plain Go stdio server", Serves: "editor start-up",
-		Ours:   Bench{Pkg: self, Name: "BenchmarkInitialize/agent-lsp", Times: 10},
-		Anchor: Bench{Pkg: self, Name: "BenchmarkInitialize/floor", Times: 10}, Max: 2.5},
+		Ours:   Bench{Pkg: self, Name: "BenchmarkInitialize/agent-lsp", Times: 20},
+		Anchor: Bench{Pkg: self, Name: "BenchmarkInitialize/floor", Times: 20}, Max: 2.5},
 	{Name: "initialize vs gopls", Serves: "editor start-up",
-		Ours:   Bench{Pkg: self, Name: "BenchmarkInitialize/agent-lsp", Times: 10},
+		Ours:   Bench{Pkg: self, Name: "BenchmarkInitialize/agent-lsp", Times: 20},
 		Anchor: Bench{Pkg: self, Name: "BenchmarkInitialize/gopls", Times: 3}, Max: 1},
 	{Name: "RSS after 20 s idle (MiB)", Serves: "memory", Rounds: 1,
 		Ours: idle("agent-lsp-RSS-MiB"), Max: 13},

@@ -98,6 +98,7 @@ func Run(rows []Row, o Options) ([]Result, error) {
 					return nil, fmt.Errorf("%s: %w", row.Name, err)
 				}
 				if missing != "" {
+					fmt.Fprintf(o.Log, "  %s, round %d: %s\n", b.Name, k+1, missing)
 					sides[j].Missing = missing
 					continue
 				}
