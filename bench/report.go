@@ -165,6 +165,16 @@ func Markdown(results []Result, m Machine, rounds int, chart string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Row.Name, cell(r.Ours, r.Row.Ours), cell(r.Anchor, r.Row.Anchor), ratio, r.goal(), r.Met(), r.Row.Serves)
 	}
+	notes := false
+	for _, r := range results {
+		if r.Row.Note != "" {
+			if !notes {
+				b.WriteString("\nNotes:\n\n")
+				notes = true
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", r.Row.Name, r.Row.Note)
+		}
+	}
 	b.WriteString("\nOurs and the anchor, per row:\n\n")
 	for _, r := range results {
 		fmt.Fprintf(&b, "- %s: `%s` in `%s`", r.Row.Name, r.Row.Ours.Name, r.Row.Ours.Pkg)
