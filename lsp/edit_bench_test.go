@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -56,5 +60,109 @@ func BenchmarkStrReplaceEdit(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// scattered returns text with 100 changed, inserted or deleted lines
+// spread over it, as a model's whole-file rewrite of a long file.
+func scattered(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	step := len(lines) / 101
+	for k := 1; k <= 100; k++ {
+		i := k * step
+		switch k % 3 {
+		case 0:
+			lines[i] = strings.Replace(lines[i], "code", "CODE", 1)
+		case 1:
+			lines[i] = ""
+		default:
+			lines[i] += "\t// a new line\n"
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// BenchmarkWriteFileEdit turns a write_file of a 100,000-line open
+// document with 100 scattered changes into its WorkspaceEdit (line diff,
+// character refinement, positions), beside go-diff's line mode alone. It
+// reports the bytes allocated per byte of the file.
+func BenchmarkWriteFileEdit(b *testing.B) {
+	_, ws, text := benchDoc(b)
+	next := scattered(text)
+	b.Run("ours", func(b *testing.B) {
+		c := tools.Change{Path: "big.go", Old: []byte(text), New: []byte(next)}
+		abs := filepath.Join(ws.Root(), "big.go")
+		b.ReportAllocs()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for b.Loop() {
+			p, _, err := ws.buildEdit(context.Background(), "big.go", abs, c)
+			if err != nil || len(p.Edit.DocumentChanges) != 1 {
+				b.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(len(text)), "alloc/size")
+	})
+	b.Run("godiff_lines", func(b *testing.B) {
+		b.ReportAllocs()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for b.Loop() {
+			dmp := diffmatchpatch.New()
+			dmp.DiffTimeout = DiffTimeout
+			x, y, lines := dmp.DiffLinesToChars(text, next)
+			dmp.DiffCharsToLines(dmp.DiffMain(x, y, false), lines)
+		}
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(len(text)), "alloc/size")
+	})
+}
+
+// benchEditor is the server's side of an edit without the wire: reads
+// come from the open document (Workspace.ReadFile), an edit is built as
+// workspace/applyEdit params (buildEdit) and comes back as the didChange
+// an editor sends after applying it. Workspace.ApplyEdit does the same
+// around sendEdit, which needs a connection.
+type benchEditor struct {
+	*Workspace
+}
+
+func (e benchEditor) ApplyEdit(ctx context.Context, c tools.Change) error {
+	abs := filepath.Join(e.Root(), c.Path)
+	p, _, err := e.buildEdit(ctx, c.Path, abs, c)
+	if err != nil {
+		return err
+	}
+	te := p.Edit.DocumentChanges[0].(*protocol.TextDocumentEdit)
+	changes := make([]contentChange, len(te.Edits))
+	for i := range te.Edits { // LSP applies them as if at once: last first
+		ed := te.Edits[len(te.Edits)-1-i].(*protocol.TextEdit)
+		changes[i] = contentChange{Range: &ed.Range, Text: ed.NewText}
+	}
+	return e.docs.change(e.enc, string(te.TextDocument.URI), *te.TextDocument.Version+1, changes)
+}
+
+// BenchmarkStrReplaceLSP runs the str_replace tool on a 100,000-line open
+// document through the server: read the buffer, check, plan, build the
+// WorkspaceEdit, take the editor's didChange, report, as the session's
+// dispatcher runs it. Only the JSON-RPC transport and the editor are left
+// out. Compare with
+// tools.BenchmarkStrReplace100k/direct.
+func BenchmarkStrReplaceLSP(b *testing.B) {
+	_, ws, text := benchDoc(b)
+	reads := tools.NewReads()
+	reads.MarkRead("big.go", []byte(text))
+	d := tools.NewDispatcher(tools.NewRegistry(tools.NewStrReplace(benchEditor{ws}, reads)))
+	args := [2]string{
+		`{"path":"big.go","old_str":"line 87654 of","new_str":"LINE 87654 of"}`,
+		`{"path":"big.go","old_str":"LINE 87654 of","new_str":"line 87654 of"}`,
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		res := d.Dispatch(context.Background(), tools.Call{ID: "c", Name: "str_replace", Arguments: args[i%2]})
+		if res.IsError {
+			b.Fatal(res.Text)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 	"go.lsp.dev/protocol"
 
+	"github.com/agent-lsp/agent-lsp/internal/linediff"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -19,7 +20,7 @@ type span struct {
 	Text       string
 }
 
-// DiffTimeout bounds the line diff of a whole-file rewrite.
+// DiffTimeout bounds the character diff of one hunk.
 const DiffTimeout = 500 * time.Millisecond
 
 // refineLimit is the largest hunk (old plus new bytes) refined by a
@@ -37,45 +38,26 @@ func spans(c tools.Change) []span {
 		}
 		return out
 	}
-	return diffSpans(string(c.Old), string(c.New))
+	return diffSpans(c.Old, c.New)
 }
 
-// diffSpans diffs old and new by lines, then by characters inside small
-// hunks. When no line is left in common the whole text is replaced.
-func diffSpans(old, new string) []span {
-	if old == new {
+// diffSpans diffs old and new by lines (linediff: anchored on unique
+// lines, near-linear on a long file with few changes), then by characters
+// inside small hunks. When no line is left in common the whole text is
+// replaced.
+func diffSpans(old, new []byte) []span {
+	hunks := linediff.Diff(old, new)
+	if len(hunks) == 0 {
 		return nil
+	}
+	if h := hunks[0]; len(hunks) == 1 && h.A0 == 0 && h.A1 == len(old) && h.B0 == 0 && h.B1 == len(new) {
+		return []span{{0, len(old), string(new)}}
 	}
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = DiffTimeout
-	a, b, lines := dmp.DiffLinesToChars(old, new)
-	diffs := dmp.DiffCharsToLines(dmp.DiffMain(a, b, false), lines)
-	var out []span
-	equal := false
-	off := 0
-	for i := 0; i < len(diffs); {
-		d := diffs[i]
-		if d.Type == diffmatchpatch.DiffEqual {
-			equal = true
-			off += len(d.Text)
-			i++
-			continue
-		}
-		// A hunk: the run of deletions and insertions up to the next equal.
-		start := off
-		var del, ins strings.Builder
-		for ; i < len(diffs) && diffs[i].Type != diffmatchpatch.DiffEqual; i++ {
-			if diffs[i].Type == diffmatchpatch.DiffDelete {
-				del.WriteString(diffs[i].Text)
-				off += len(diffs[i].Text)
-			} else {
-				ins.WriteString(diffs[i].Text)
-			}
-		}
-		out = append(out, refine(dmp, start, del.String(), ins.String())...)
-	}
-	if !equal {
-		return []span{{0, len(old), new}}
+	out := make([]span, 0, len(hunks))
+	for _, h := range hunks {
+		out = append(out, refine(dmp, h.A0, string(old[h.A0:h.A1]), string(new[h.B0:h.B1]))...)
 	}
 	return out
 }

@@ -36,7 +36,7 @@ func TestDiffSpans(t *testing.T) {
 		{"emoji", "s := \"😀 a\"\nz\n", "s := \"😀 b\"\nz\n", []span{{11, 12, "b"}}},
 	}
 	for _, c := range cases {
-		got := diffSpans(c.old, c.new)
+		got := diffSpans([]byte(c.old), []byte(c.new))
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
@@ -59,7 +59,7 @@ func TestDiffSpansRandom(t *testing.T) {
 	}
 	for i := 0; i < 2000; i++ {
 		old, new := gen(), gen()
-		sp := diffSpans(old, new)
+		sp := diffSpans([]byte(old), []byte(new))
 		if got := applySpans(old, sp); got != new {
 			t.Fatalf("%q → %q: spans %v give %q", old, new, sp, got)
 		}

@@ -17,9 +17,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
-// binary is the real agent-lsp, built once; floor the minimal server the
-// initialize benchmark compares it with.
-var binary, floor string
+// binary is the real agent-lsp, built once. (The initialize benchmark,
+// against a minimal server, lives in bench/.)
+var binary string
 
 func TestMain(m *testing.M) {
 	// The bash tool's sandbox re-executes this test binary as its helper.
@@ -31,11 +31,6 @@ func TestMain(m *testing.M) {
 	binary = filepath.Join(dir, "agent-lsp")
 	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/agent-lsp").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	floor = filepath.Join(dir, "floor")
-	if out, err := exec.Command("go", "build", "-o", floor, "./testdata/floor").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the floor server: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -161,9 +161,10 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 	if d, ok := w.docs.byPath(abs); ok && wasOpen {
 		// Most clients send didChange before answering; wait a little
 		// for the ones that do not, so a re-read sees the edit.
-		want := string(c.New)
-		if d.text != want {
-			w.docs.waitPath(ctx, abs, time.Second, func(d snapshot) bool { return d.text == want })
+		// (Comparing with string(c.New) copies nothing; storing it
+		// would copy the file.)
+		if d.text != string(c.New) {
+			w.docs.waitPath(ctx, abs, time.Second, func(d snapshot) bool { return d.text == string(c.New) })
 		}
 	}
 	return nil

@@ -50,16 +50,25 @@ func current(ctx context.Context, ed Editor, tool, rel string) (cur []byte, exis
 // When the workspace knows the editor's diagnostics (Diagnoser), commit
 // waits briefly after the edit for the file's new diagnostics and returns
 // them as a note for the result, so the model sees what its edit broke.
-func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change) (*Result, string, error) {
+//
+// newSum, when not nil, yields the fingerprint of c.New (computed by the
+// caller alongside); else commit computes it while the editor applies the
+// edit.
+func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change, newSum func() fingerprint) (*Result, string, error) {
 	diag, _ := ed.(Diagnoser)
 	var gen int64
 	if diag != nil {
 		gen = diag.DiagnosticsGeneration()
 	}
+	if newSum == nil {
+		newSum = fingerprintAsync(c.New)
+	}
 	for attempt := 0; ; attempt++ {
 		err := ed.ApplyEdit(ctx, c)
 		if err == nil {
-			reads.MarkRead(c.Path, c.New)
+			if reads != nil {
+				reads.markFingerprint(c.Path, newSum())
+			}
 			if diag != nil {
 				if note := diag.DiagnosticsAfterEdit(ctx, c.Path, gen, DiagnosticsWait); note != "" {
 					return nil, "\n\nDiagnostics after the edit:\n" + note, nil

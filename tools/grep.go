@@ -116,11 +116,13 @@ func grep(ctx context.Context, ws Workspace, p *GrepParams) (Result, error) {
 // grepMatcher finds matching lines in a whole file. Files are searched
 // with bytes.Index (or IndexByte for case-insensitive ASCII) for literals
 // one of which every match must contain; the regular expression then runs
-// only on the lines holding one. Without such literals, it runs on every
-// line.
+// only on the lines holding one. Without such literals, it runs over the
+// whole buffer. The expression runs as a lazily built DFA (see lineDFA),
+// one per worker, kept in a pool.
 type grepMatcher struct {
 	lits *literalSet    // nil: no prefilter
 	line *regexp.Regexp // checks one line; nil when the literal is the whole pattern
+	dfas sync.Pool      // of *lineDFA over line's program
 }
 
 func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error) {
@@ -144,14 +146,23 @@ func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error)
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q is not a valid RE2 regular expression (%v); set literal to search for the text as written", pattern, err)
 	}
+	// The same parse and compilation as regexp.Compile's, so that the DFA
+	// runs the very program regexp would.
+	tree, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %v", pattern, err)
+	}
+	tree = tree.Simplify()
+	prog, err := syntax.Compile(tree)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %v", pattern, err)
+	}
 	m := &grepMatcher{line: re}
-	if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		tree = tree.Simplify()
-		for _, mode := range []litMode{litExact, litFold, litFoldASCII} {
-			if lits := requiredLiterals(tree, mode); lits != nil {
-				m.lits = newLiteralSet(lits, mode)
-				break
-			}
+	m.dfas.New = func() any { return newLineDFA(prog, re) }
+	for _, mode := range []litMode{litExact, litFold, litFoldASCII} {
+		if lits := requiredLiterals(tree, mode); lits != nil {
+			m.lits = newLiteralSet(lits, mode)
+			break
 		}
 	}
 	return m, nil
@@ -161,19 +172,21 @@ func compileGrep(pattern string, literal, ignoreCase bool) (*grepMatcher, error)
 // in order, until emit returns false. Line numbers are counted only up to
 // the matches.
 func (m *grepMatcher) scan(buf []byte, emit func(n int, line []byte) bool) {
+	var d *lineDFA
+	if m.line != nil {
+		d = m.dfas.Get().(*lineDFA)
+		defer m.dfas.Put(d)
+	}
+	n, counted := 1, 0
 	if m.lits == nil || (m.lits.noKS && hasKS(buf)) {
-		n := 0
-		for line := range bytes.Lines(buf) {
-			n++
-			line = bytes.TrimSuffix(line, nl)
-			if m.line.Match(line) && !emit(n, line) {
-				return
-			}
-		}
+		d.scan(buf, func(ls, le int) bool {
+			n += bytes.Count(buf[counted:ls], nl)
+			counted = ls
+			return emit(n, buf[ls:le])
+		})
 		return
 	}
 	f := m.lits.finder()
-	n, counted := 1, 0
 	for pos := 0; pos < len(buf); {
 		start := f.index(buf, pos)
 		if start < 0 {
@@ -185,7 +198,7 @@ func (m *grepMatcher) scan(buf []byte, emit func(n int, line []byte) bool) {
 			le = start + i
 		}
 		line := buf[ls:le]
-		if m.line == nil || m.line.Match(line) {
+		if d == nil || d.match(line) {
 			n += bytes.Count(buf[counted:ls], nl)
 			counted = ls
 			if !emit(n, line) {

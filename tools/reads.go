@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"path"
 	"strings"
@@ -22,13 +21,13 @@ import (
 // NewReads.
 type Reads struct {
 	mu    sync.Mutex
-	seen  map[string][sha256.Size]byte
+	seen  map[string]fingerprint
 	tails map[string]chan struct{} // per path: closed when the last queued holder is done
 }
 
 // NewReads returns an empty record.
 func NewReads() *Reads {
-	return &Reads{seen: make(map[string][sha256.Size]byte), tails: make(map[string]chan struct{})}
+	return &Reads{seen: make(map[string]fingerprint), tails: make(map[string]chan struct{})}
 }
 
 // MarkRead records that the agent has seen content as the whole content of
@@ -39,9 +38,12 @@ func (r *Reads) MarkRead(path string, content []byte) {
 	if r == nil {
 		return
 	}
-	sum := sha256.Sum256(content)
+	r.markFingerprint(path, fingerprintOf(content))
+}
+
+func (r *Reads) markFingerprint(path string, f fingerprint) {
 	r.mu.Lock()
-	r.seen[key(path)] = sum
+	r.seen[key(path)] = f
 	r.mu.Unlock()
 }
 
@@ -64,26 +66,39 @@ func (r *Reads) Seen(path string, current []byte) bool {
 	r.mu.Lock()
 	sum, ok := r.seen[key(path)]
 	r.mu.Unlock()
-	return ok && sum == sha256.Sum256(current)
+	return ok && sum == fingerprintOf(current)
 }
 
 // stale says why the agent may not change path whose content is current,
 // or "" if it may. tool names the caller.
 func (r *Reads) stale(tool, rel string, current []byte) string {
+	return r.staleAsync(tool, rel, current, nil)()
+}
+
+// staleAsync is stale computed while the caller goes on (see
+// fingerprintAsync); the function returned waits for the answer. f, when
+// not nil, yields current's fingerprint (the caller computes it).
+func (r *Reads) staleAsync(tool, rel string, current []byte, f func() fingerprint) func() string {
 	r.mu.Lock()
 	sum, ok := r.seen[key(rel)]
 	r.mu.Unlock()
-	switch {
-	case !ok:
+	if !ok {
 		extra := ""
 		if isBinary(current, false) {
 			extra = " It is a binary file, which read_file cannot show: ask the user before replacing it."
 		}
-		return fmt.Sprintf("%s: you have not read %s in this session; call read_file on it first, then retry, so that your change is based on its current content.%s", tool, rel, extra)
-	case sum != sha256.Sum256(current):
-		return fmt.Sprintf("%s: %s changed since you last read it (the user or another tool edited it); read it again with read_file, then retry with its current content.", tool, rel)
+		msg := fmt.Sprintf("%s: you have not read %s in this session; call read_file on it first, then retry, so that your change is based on its current content.%s", tool, rel, extra)
+		return func() string { return msg }
 	}
-	return ""
+	if f == nil {
+		f = fingerprintAsync(current)
+	}
+	return func() string {
+		if f() != sum {
+			return fmt.Sprintf("%s: %s changed since you last read it (the user or another tool edited it); read it again with read_file, then retry with its current content.", tool, rel)
+		}
+		return ""
+	}
 }
 
 // lock waits, in order of arrival, until no earlier call holds path, and

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,38 @@ func TestReadsLockOrder(t *testing.T) {
 	}
 	if tail() != nil {
 		t.Fatal("queue not emptied")
+	}
+}
+
+// TestFingerprintReuse checks that the fingerprint of an edited
+// content, computed reusing the blocks before the first change, is its
+// fingerprint computed afresh, for contents of under a block to several
+// blocks and edits anywhere.
+func TestFingerprintReuse(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, size := range []int{0, 1, 100, fpBlock, 3*fpBlock + 7} {
+		content := make([]byte, size)
+		for i := range content {
+			content[i] = byte('a' + r.IntN(26))
+		}
+		old := sumBlocks(content, nil)
+		for range 20 {
+			var reps []Replacement
+			for pos := 0; pos <= size && len(reps) < 4; {
+				start := pos + r.IntN(size-pos+1)
+				end := start + r.IntN(size-start+1)/2
+				reps = append(reps, Replacement{Start: start, End: end, Text: strings.Repeat("x", r.IntN(5))})
+				pos = end + 1
+			}
+			next := applyReplacements(content, reps)
+			got := sumBlocks(next, old.fullBlocksBefore(reps[0].Start)).fingerprint()
+			if want := fingerprintOf(next); got != want {
+				t.Fatalf("size %d reps %v: %v, want %v", size, reps, got, want)
+			}
+		}
+	}
+	if fingerprintOf([]byte("a")) == fingerprintOf([]byte("b")) || fingerprintOf(nil) == fingerprintOf([]byte{0}) {
+		t.Fatal("one fingerprint for two contents")
 	}
 }

@@ -70,18 +70,26 @@ func strReplace(ctx context.Context, ed Editor, reads *Reads, p *StrReplaceParam
 	if !exists {
 		return Errorf("str_replace: %s does not exist; check the path with glob, or create the file with write_file", rel), nil
 	}
-	if msg := reads.stale("str_replace", rel, cur); msg != "" {
+	// The staleness check hashes the file while plan searches it; its
+	// answer still comes first.
+	oldSums := async(len(cur), func() blockSums { return sumBlocks(cur, nil) })
+	stale := reads.staleAsync("str_replace", rel, cur, func() fingerprint { return oldSums().fingerprint() })
+	pl, fail := plan(cur, p.OldStr, p.NewStr, p.ReplaceAll)
+	if msg := stale(); msg != "" {
 		return Errorf("%s", msg), nil
 	}
 	if isBinary(cur, false) {
 		return Errorf("str_replace: %s is not UTF-8 text (it holds NUL bytes or invalid UTF-8); str_replace edits text files only", rel), nil
 	}
-	pl, fail := plan(cur, p.OldStr, p.NewStr, p.ReplaceAll)
 	if fail != "" {
 		return Errorf("str_replace: %s", strings.ReplaceAll(fail, "{file}", rel)), nil
 	}
 	c := Change{Path: rel, Old: cur, New: applyReplacements(cur, pl.reps), Replacements: pl.reps, Label: "agent-lsp: str_replace " + rel}
-	res, diags, err := commit(ctx, ed, reads, "str_replace", c)
+	// The new fingerprint reuses the blocks before the first change and
+	// is computed while the editor applies the edit.
+	reuse := oldSums().fullBlocksBefore(pl.reps[0].Start)
+	newSum := async(len(c.New)-len(reuse)*fpBlock, func() fingerprint { return sumBlocks(c.New, reuse).fingerprint() })
+	res, diags, err := commit(ctx, ed, reads, "str_replace", c, newSum)
 	if res != nil || err != nil {
 		return deref(res), err
 	}
@@ -106,7 +114,12 @@ func plan(content []byte, old, new string, all bool) (editPlan, string) {
 			return editPlan{}, fmt.Sprintf("old_str matches %d times in {file} (at lines %s); add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence", n, lineList(content, spans, n))
 		}
 		reps := make([]Replacement, len(spans))
-		fileEOL := eolOf(content)
+		// The file's line ending matters only for new text with lines;
+		// counting it reads the whole file.
+		fileEOL := "\n"
+		if strings.Contains(new, "\n") {
+			fileEOL = eolOf(content)
+		}
 		for i, s := range spans {
 			reps[i] = Replacement{Start: s, End: s + len(v), Text: withEOL(new, regionEOL(content[s:s+len(v)], fileEOL))}
 			keepFinalNewline(content, &reps[i])

@@ -313,28 +313,46 @@ func dice(tb map[uint16]int, total int, seen map[uint16]int, s string) float64 {
 }
 
 // numberedLines shows lines a..b of content like read_file.
-func numberedLines(content []byte, a, b int) string {
+func numberedLines(content []byte, a, b int) string { return numberedLinesAt(content, 0, 1, a, b) }
+
+// numberedLinesAt is numberedLines for a caller who knows that byte off
+// is on line n: it walks from there to the lines shown, so showing a few
+// lines of a long file does not split all of it. Lines end at \n (a \r
+// before it is not shown); a byte-order mark shows on line 1, and a file
+// holding nothing else has no lines, as read_file sees them.
+func numberedLinesAt(content []byte, off, n, a, b int) string {
+	if bytes.Equal(content, bom) {
+		return ""
+	}
+	pos := bytes.LastIndexByte(content[:off], '\n') + 1
+	for ; n > a && pos > 0; n-- {
+		pos = bytes.LastIndexByte(content[:pos-1], '\n') + 1
+	}
+	for ; n < a && pos < len(content); n++ {
+		pos = lineEnd(content, pos)
+	}
 	var sb strings.Builder
-	for n, l := range splitLinesWithBOM(content) {
-		if n+1 < a {
-			continue
+	for ; n <= b && pos < len(content); n++ {
+		next := lineEnd(content, pos)
+		end := next
+		if end > pos && content[end-1] == '\n' {
+			end--
+			if end > pos && content[end-1] == '\r' {
+				end--
+			}
 		}
-		if n+1 > b {
-			break
-		}
-		fmt.Fprintf(&sb, "%6d\t%s\n", n+1, bytes.ToValidUTF8(cutLine(content[l.start:l.end], ReadMaxLineBytes), []byte("\uFFFD")))
+		fmt.Fprintf(&sb, "%6d\t%s\n", n, bytes.ToValidUTF8(cutLine(content[pos:end], ReadMaxLineBytes), []byte("\uFFFD")))
+		pos = next
 	}
 	return sb.String()
 }
 
-// splitLinesWithBOM is splitLines with a byte-order mark kept, as
-// read_file shows it.
-func splitLinesWithBOM(content []byte) []lineSpan {
-	ls := splitLines(content)
-	if len(ls) > 0 && bytes.HasPrefix(content, bom) {
-		ls[0].start = 0
+// lineEnd returns the offset after the line that starts at pos.
+func lineEnd(content []byte, pos int) int {
+	if i := bytes.IndexByte(content[pos:], '\n'); i >= 0 {
+		return pos + i + 1
 	}
-	return ls
+	return len(content)
 }
 
 // report describes a successful edit: what was replaced where, a note
@@ -356,8 +374,11 @@ func report(rel string, c Change, pl editPlan) string {
 		fmt.Fprintf(&b, "Note: old_str did not match exactly; it matched lines %d-%d of %s when indentation and trailing whitespace are ignored (the only such place), and new_str was re-indented to the file's indentation. Check the result below.\n",
 			lineAt(c.Old, first.Start), lineAt(c.Old, max(first.Start, first.End-1)), rel)
 	}
+	// The text before the first replacement is the same in old and new,
+	// so its line is counted once.
+	a := lineAt(c.Old, first.Start)
 	if len(pl.reps) == 1 {
-		fmt.Fprintf(&b, "Edited %s: replaced 1 occurrence at line %d.", rel, lineAt(c.Old, first.Start))
+		fmt.Fprintf(&b, "Edited %s: replaced 1 occurrence at line %d.", rel, a)
 	} else {
 		starts := make([]int, len(pl.reps))
 		for i, r := range pl.reps {
@@ -366,8 +387,8 @@ func report(rel string, c Change, pl editPlan) string {
 		fmt.Fprintf(&b, "Edited %s: replaced %d occurrences (old lines %s).", rel, len(pl.reps), lineList(c.Old, starts, len(starts)))
 	}
 	rg := regions[0]
-	a := lineAt(c.New, rg.from)
-	z := lineAt(c.New, max(rg.from, rg.to-1))
+	last := max(rg.from, rg.to-1)
+	z := a + bytes.Count(c.New[rg.from:last], nl)
 	from, to := max(1, a-3), z+3
 	if len(pl.reps) > 1 {
 		b.WriteString(" The first edited region now reads:\n")
@@ -375,11 +396,11 @@ func report(rel string, c Change, pl editPlan) string {
 		b.WriteString(" The edited region now reads:\n")
 	}
 	if to-from > 40 {
-		b.WriteString(numberedLines(c.New, from, from+19))
+		b.WriteString(numberedLinesAt(c.New, rg.from, a, from, from+19))
 		fmt.Fprintf(&b, "   ...\t[%d lines not shown]\n", to-from-39)
-		b.WriteString(numberedLines(c.New, to-19, to))
+		b.WriteString(numberedLinesAt(c.New, last, z, to-19, to))
 	} else {
-		b.WriteString(numberedLines(c.New, from, to))
+		b.WriteString(numberedLinesAt(c.New, rg.from, a, from, to))
 	}
 	return b.String()
 }

@@ -63,7 +63,7 @@ func BenchmarkRealPathTurn(b *testing.B) {
 	b.Cleanup(func() { srv.Close() })
 	specs := benchSpecs()
 	for _, turns := range []int{10, 200} {
-		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
+		b.Run(fmt.Sprintf("turn_%d", turns), func(b *testing.B) {
 			p := New(Config{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: "m"})
 			// The history at turn `turns`: every request has the same
 			// earlier turns and a new last one, as a run's next request
@@ -94,8 +94,9 @@ func BenchmarkRealPathTurn(b *testing.B) {
 				}
 				s.Close()
 			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/turn")
 		})
-		b.Run(fmt.Sprintf("turns=%d/anchor=go-openai-marshal", turns), func(b *testing.B) {
+		b.Run(fmt.Sprintf("turn_%d_go-openai_marshal", turns), func(b *testing.B) {
 			msgs := history(turns)
 			for i := 0; i < b.N; i++ {
 				req := goopenai.ChatCompletionRequest{Model: "m", Stream: true}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// BenchmarkOneTurn is the wall time of `agent-lsp run` for a one-turn
+// answer without tools (process start, configuration, the session, the
+// request with the system prompt and the tool schemas, the streamed
+// answer, the transcript), beside the same request body posted by a
+// minimal Go client process (testdata/minclient). Both talk to the same
+// server on 127.0.0.1; the state directory is kept between runs, as a
+// user's is, so the endpoint probe is cached.
+func BenchmarkOneTurn(b *testing.B) {
+	const reply = "data: {\"choices\":[{\"delta\":{\"content\":\"Hello.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	var mu sync.Mutex
+	var last []byte
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		last = body
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, reply)
+	})}
+	go srv.Serve(ln)
+	b.Cleanup(func() { srv.Close() })
+	base := "http://" + ln.Addr().String() + "/v1"
+	ws, home := b.TempDir(), b.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
+	run := func() {
+		cmd := exec.Command(binary, "run", "--base-url", base, "--model", "scripted", "say hello")
+		cmd.Dir, cmd.Env = ws, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("agent-lsp run: %v\n%s", err, out)
+		}
+	}
+	run() // warms the state directory and records the request body
+	mu.Lock()
+	bodyFile := filepath.Join(b.TempDir(), "body.json")
+	err = os.WriteFile(bodyFile, last, 0o644)
+	mu.Unlock()
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := filepath.Join(b.TempDir(), "minclient")
+	if out, err := exec.Command("go", "build", "-o", client, "./testdata/minclient").CombinedOutput(); err != nil {
+		b.Fatalf("building minclient: %v\n%s", err, out)
+	}
+	b.Run("run", func(b *testing.B) {
+		for b.Loop() {
+			run()
+		}
+	})
+	b.Run("minimal_client", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(client, base, bodyFile)
+			cmd.Env = env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("minclient: %v\n%s", err, out)
+			}
+		}
+	})
+}
