@@ -24,6 +24,7 @@ type checkpoints struct {
 	sessions string
 	scanner  *changes.Scanner // nil without the bash tool
 	log      *slog.Logger
+	secrets  []string // never written to a journal (the prompt may quote them)
 
 	mu       sync.Mutex
 	journals map[string]*changes.Journal
@@ -58,6 +59,9 @@ func (c *checkpoints) BeginRun(id, prompt string) string {
 		return ""
 	}
 	note := j.TakeNotice()
+	for _, sec := range c.secrets {
+		prompt = strings.ReplaceAll(prompt, sec, "[REDACTED]")
+	}
 	j.Begin(prompt)
 	c.mu.Lock()
 	c.cur = j

@@ -281,7 +281,7 @@ func New(opts Options) (_ *Harness, err error) {
 	h.Reads = tools.NewReads()
 	// The change journal (changes.go): edits and commands report to the
 	// running turn's journal, kept next to the session's transcript.
-	h.checkpoints = &checkpoints{sessions: SessionsDir(state), log: log}
+	h.checkpoints = &checkpoints{sessions: SessionsDir(state), log: log, secrets: secrets(cfg)}
 	h.closers = append(h.closers, h.checkpoints.close)
 	if ed, ok := ws.(tools.Editor); ok {
 		h.Registry = tools.NewRegistry(tools.NewReadFile(ed, tools.WithReads(h.Reads), tools.WithSpill(h.Spill)), tools.NewGlob(ed), tools.NewGrep(ed))
