@@ -25,8 +25,8 @@ type ApplyEditParams struct {
 
 // TextDocumentEdit is one entry of documentChanges.
 type TextDocumentEdit struct {
-	Kind         string `json:"kind"` // "create" for a CreateFile, "delete" for a DeleteFile
-	URI          string `json:"uri"`
+	Kind string `json:"kind"` // "create" for a CreateFile, "delete" for a DeleteFile
+	URI  string `json:"uri"`
 	// AnnotationID is set on annotated resource operations.
 	AnnotationID string `json:"annotationId"`
 	TextDocument struct {
