@@ -71,6 +71,9 @@ type Scanner struct {
 	dirs  map[string]stat // ignored directories
 	base  chan struct{}   // closed when the baseline is taken
 	once  sync.Once
+	// stop ends a baseline still running (Close).
+	ctx  context.Context
+	stop context.CancelFunc
 }
 
 // NewScanner returns a scanner of root that keeps contents in storeDir
@@ -78,7 +81,25 @@ type Scanner struct {
 // are pruned).
 func NewScanner(root, storeDir string) *Scanner {
 	s := &Scanner{root: root, store: blobs{storeDir}, base: make(chan struct{})}
+	s.ctx, s.stop = context.WithCancel(context.Background())
 	return s
+}
+
+// Close stops a baseline still being taken and waits for it, so nothing
+// writes to the store afterwards.
+func (s *Scanner) Close() error {
+	s.stop()
+	started := false
+	s.once.Do(func() { close(s.base) }) // never started: nothing to wait for
+	select {
+	case <-s.base:
+	default:
+		started = true
+	}
+	if started {
+		<-s.base
+	}
+	return nil
 }
 
 // Prepare takes the baseline (the first scan, which reads every file) in
@@ -90,7 +111,7 @@ func (s *Scanner) Prepare() {
 			s.store.prune(7 * 24 * time.Hour)
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			_, _, _ = s.scanLocked(context.Background(), nil)
+			_, _, _ = s.scanLocked(s.ctx, nil)
 		}()
 	})
 }
@@ -104,6 +125,9 @@ func (s *Scanner) Before(ctx context.Context, extra []string) error {
 	case <-s.base:
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	if s.ctx.Err() != nil {
+		return errors.New("the scanner is closed")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
