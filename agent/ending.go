@@ -34,4 +34,7 @@ type Result struct {
 	// Error is the message kept for the user when Reason is EndError (and
 	// the explanation for other non-success endings).
 	Error string `json:"error,omitempty"`
+	// Changes are the files the run changed, when the session keeps a
+	// change journal (Config.Checkpoints); an empty list means none.
+	Changes []FileChange `json:"changes,omitzero"`
 }

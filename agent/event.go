@@ -20,6 +20,9 @@ const (
 	// EvPruned says old tool results were replaced by stubs (Text says
 	// how many).
 	EvPruned EventType = "pruned"
+	// EvChanges lists the files the run changed, right before its end
+	// event, when the session keeps a change journal.
+	EvChanges EventType = "changes"
 )
 
 // Event is one thing that happened during a run.
@@ -38,6 +41,8 @@ type Event struct {
 	Todos []Todo `json:"todos,omitempty"`
 	// Compaction is set on compaction events.
 	Compaction *CompactionInfo `json:"compaction,omitempty"`
+	// Changes is the list on changes events.
+	Changes []FileChange `json:"changes,omitempty"`
 }
 
 // ToolEvent describes one tool call.

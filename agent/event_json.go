@@ -11,6 +11,7 @@ import "encoding/json"
 //	{"type":"usage","usage":{"inputTokens":10,"outputTokens":2}}
 //	{"type":"end","reason":"end_turn","turns":2,"toolCalls":1,"usage":{…},"text":"…"}
 //	{"type":"todos","todos":[{"content":"…","status":"in_progress"}]}
+//	{"type":"changes","changes":[{"path":"a.go","kind":"modified","added":2,"removed":1}]}
 //	{"type":"compaction","tokensBefore":30000,"tokensAfter":6000,"messages":40,"summary":"…"}
 func (e Event) MarshalJSON() ([]byte, error) {
 	switch {
@@ -23,6 +24,15 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Type  EventType `json:"type"`
 			Todos []Todo    `json:"todos"`
 		}{e.Type, todos})
+	case e.Type == EvChanges:
+		ch := e.Changes
+		if ch == nil {
+			ch = []FileChange{}
+		}
+		return json.Marshal(struct {
+			Type    EventType    `json:"type"`
+			Changes []FileChange `json:"changes"`
+		}{e.Type, ch})
 	case e.Type == EvCompaction && e.Compaction != nil:
 		return json.Marshal(struct {
 			Type EventType `json:"type"`

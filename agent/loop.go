@@ -74,6 +74,8 @@ type Config struct {
 	// NoBuiltins offers only the given Tools: no write_todos, read_skill
 	// or task (builtin.go). Subagents run this way.
 	NoBuiltins bool
+	// Checkpoints, if set, records what each run changes (checkpoints.go).
+	Checkpoints Checkpoints
 	// Notices are shown as warnings at the start of the agent's first run:
 	// what the probe learnt about the endpoint that the user should know
 	// (a small window, a model without declared tool support).
@@ -170,6 +172,12 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 			r.warn(text)
 		}
 	}
+	cp := a.cfg.Checkpoints
+	if cp != nil {
+		if note := cp.BeginRun(s.ID, prompt); note != "" {
+			s.Append(Message{Role: RoleUser, Name: undoNoticeName, Content: note})
+		}
+	}
 	m := Message{Role: RoleUser, Content: prompt}
 	if !s.hasRequest() {
 		// The user's original request survives every compaction.
@@ -181,6 +189,13 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 		r.res = r.end(EndContextTooSmall, why)
 	} else {
 		r.res = r.loop(ctx)
+	}
+	if cp != nil {
+		r.res.Changes = cp.EndRun(s.ID)
+		if r.res.Changes == nil {
+			r.res.Changes = []FileChange{}
+		}
+		obs(Event{Type: EvChanges, Changes: r.res.Changes})
 	}
 	res := r.res
 	s.Transcript().end(res)

@@ -106,6 +106,7 @@ func Replay(ctx context.Context, path string, t Tools, cfg Config, obs Observer)
 	}
 	cfg.Context.Off = true
 	cfg.Subagent = nil
+	cfg.Checkpoints = nil // a replay changes nothing the user could undo
 	if obs == nil {
 		obs = func(Event) {}
 	}

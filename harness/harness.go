@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/changes"
 	"github.com/agent-lsp/agent-lsp/config"
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
@@ -96,6 +97,7 @@ type Harness struct {
 
 	root, model string
 	closers     []func() error
+	checkpoints *checkpoints
 	mode        *modeTools
 }
 
@@ -165,8 +167,15 @@ func New(opts Options) (_ *Harness, err error) {
 	// A workspace that can apply edits gets the write tools too; the guard
 	// checks the paths of every call, for writing where the tool writes.
 	h.Reads = tools.NewReads()
+	// The change journal (changes.go): edits and commands report to the
+	// running turn's journal, kept next to the session's transcript.
+	h.checkpoints = &checkpoints{sessions: SessionsDir(state), log: log, secrets: secrets(cfg)}
+	h.closers = append(h.closers, h.checkpoints.close)
 	if ed, ok := ws.(tools.Editor); ok {
-		h.Registry = tools.NewRegistry(tools.FileTools(ed, h.Reads, h.Spill)...)
+		h.Registry = tools.NewRegistry(tools.NewReadFile(ed, tools.WithReads(h.Reads), tools.WithSpill(h.Spill)), tools.NewGlob(ed), tools.NewGrep(ed))
+		for _, t := range tools.EditTools(newJournalEditor(ed, h.checkpoints), h.Reads) {
+			h.Registry.Add(t)
+		}
 	} else {
 		h.Registry = tools.NewRegistry(tools.NewReadFile(ws, tools.WithSpill(h.Spill)), tools.NewGlob(ws), tools.NewGrep(ws))
 	}
@@ -176,7 +185,10 @@ func New(opts Options) (_ *Harness, err error) {
 	redactor := tools.NewRedactor(secretValues(os.Environ(), secrets(cfg)...)...)
 	if h.Sandbox != nil {
 		sync, _ := ws.(tools.Syncer)
-		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: h.Sandbox, Spill: h.Spill, Sync: sync, Redactor: redactor}))
+		h.checkpoints.scanner = changes.NewScanner(opts.Root, filepath.Join(wsState, "baseline"))
+		h.closers = append(h.closers, h.checkpoints.scanner.Close)
+		shell := &journalShell{Shell: h.Sandbox, cp: h.checkpoints}
+		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: shell, Spill: h.Spill, Sync: sync, Redactor: redactor}))
 	}
 	for _, t := range opts.Tools {
 		h.Registry.Add(t)
@@ -275,6 +287,7 @@ func New(opts Options) (_ *Harness, err error) {
 		Subagent: &agent.SubagentConfig{Tools: subDisp},
 		Volatile: h.modeNote,
 	}
+	acfg.Checkpoints = h.checkpoints
 	h.Tools, h.AgentConfig = h.mode, acfg
 	h.Agent = agent.New(provider, h.Tools, acfg)
 	h.System = agent.BuildSystemPrompt(opts.Root, append(h.Registry.Names(), agent.BuiltinNames(acfg)...), instructions, skills)
@@ -282,6 +295,10 @@ func New(opts Options) (_ *Harness, err error) {
 	h.root, h.model = opts.Root, cfg.Model
 	return h, nil
 }
+
+// Changes returns session id's change journal: the turns, the files each
+// changed, what was undone.
+func (h *Harness) Changes(id string) (*changes.Journal, error) { return h.checkpoints.Journal(id) }
 
 // Close releases what the harness holds.
 func (h *Harness) Close() error {

@@ -29,10 +29,14 @@ func (c *client) applyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 		if res.FailureReason != nil && *res.FailureReason != "" {
 			return fmt.Errorf("%w (the editor said: %s)", tools.ErrConflict, *res.FailureReason)
 		}
-		return tools.ErrConflict
+		return errNotApplied
 	}
 	return nil
 }
+
+// errNotApplied is an applyEdit answered applied: false without a reason:
+// a conflict, or, for an edit the user reviews, the user declined it.
+var errNotApplied = fmt.Errorf("the editor did not apply the edit: %w", tools.ErrConflict)
 
 // saveDocuments asks a client that declared experimental.agentLsp.saveRequest
 // to save the documents (agent/saveDocuments).

@@ -25,6 +25,11 @@ const (
 	// documents; sent only to clients declaring
 	// capabilities.experimental.agentLsp.saveRequest.
 	MethodSaveDocuments = "agent/saveDocuments"
+	// MethodChanges (client→server request) lists a session's turns and
+	// the files each changed, with diffs.
+	MethodChanges = "agent/changes"
+	// MethodUndo (client→server request) takes back turns of a session.
+	MethodUndo = "agent/undo"
 )
 
 // Direction says who sends an extension method.
@@ -82,6 +87,24 @@ var Extensions = []ExtMethod{
 			return nil, nil
 		}},
 	{Name: MethodSaveDocuments, Direction: ServerToClient, Request: true, Params: SaveDocumentsParams{}, Result: SaveDocumentsResult{}},
+	{Name: MethodChanges, Direction: ClientToServer, Request: true, Params: ChangesParams{}, Result: ChangesResult{},
+		handle: func(s *Server, _ context.Context, raw json.RawMessage) (any, error) {
+			var p ChangesParams
+			if err := decode(raw, &p); err != nil {
+				return nil, err
+			}
+			return s.listChanges(p)
+		}},
+	{Name: MethodUndo, Direction: ClientToServer, Request: true, Params: UndoParams{}, Result: UndoResult{},
+		handle: func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+			var p UndoParams
+			if err := decode(raw, &p); err != nil {
+				return nil, err
+			}
+			ctx, done := s.detach(ctx)
+			defer done()
+			return s.undo(ctx, p)
+		}},
 }
 
 // PromptParams are agent/prompt's params.

@@ -29,6 +29,9 @@ type initializeParams struct {
 			WorkspaceEdit struct {
 				DocumentChanges    bool     `json:"documentChanges"`
 				ResourceOperations []string `json:"resourceOperations"`
+				// ChangeAnnotationSupport is present when the client
+				// shows annotated edits (VS Code's refactor preview).
+				ChangeAnnotationSupport *struct{} `json:"changeAnnotationSupport"`
 			} `json:"workspaceEdit"`
 		} `json:"workspace"`
 		Window struct {
@@ -47,6 +50,8 @@ type initializeParams struct {
 type clientCaps struct {
 	documentChanges bool
 	createFiles     bool
+	deleteFiles     bool
+	annotations     bool // workspaceEdit.changeAnnotationSupport
 	progress        bool
 	saveRequest     bool
 }
@@ -73,6 +78,10 @@ type Settings struct {
 	// user's settings): they count as the user's rules, applied after
 	// the user's config file, and the workspace's file still only tightens.
 	Permissions json.RawMessage `json:"permissions,omitempty"`
+	// Review is "confirm" to have every agent edit confirmed in the
+	// editor's preview (change annotations), "off" (the default) to apply
+	// edits at once.
+	Review string `json:"review,omitempty"`
 }
 
 type initializeResult struct {
@@ -107,6 +116,8 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 	caps := clientCaps{
 		documentChanges: wc.DocumentChanges,
 		createFiles:     slices.Contains(wc.ResourceOperations, "create"),
+		deleteFiles:     slices.Contains(wc.ResourceOperations, "delete"),
+		annotations:     wc.ChangeAnnotationSupport != nil,
 		progress:        p.Capabilities.Window.WorkDoneProgress,
 		saveRequest:     p.Capabilities.Experimental.AgentLsp.SaveRequest,
 	}
@@ -199,6 +210,16 @@ func (s *Server) useSettings(st Settings) {
 		timeout = d
 	}
 	s.approver.setTimeout(timeout)
+	if in := s.init.Load(); in != nil {
+		switch st.Review {
+		case "confirm":
+			in.ws.review.Store(true)
+		case "", "off":
+			in.ws.review.Store(false)
+		default:
+			s.log.Warn("Setting review ignored: use \"confirm\" or \"off\"", "review", st.Review)
+		}
+	}
 	s.mu.Lock()
 	s.settings = st
 	s.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/uri"
@@ -34,6 +35,10 @@ type Workspace struct {
 	caps  clientCaps
 	// only, when set, is the one file this view may edit (code actions).
 	only string
+	// review, when set (the "review" setting is "confirm") and the client
+	// supports change annotations, makes each agent edit one the user
+	// confirms in the editor's preview (review.go).
+	review *atomic.Bool
 
 	ed *editedSet
 }
@@ -54,7 +59,7 @@ func newWorkspace(root string, docs *store, diags *diagStore, c *client, enc Enc
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{disk: disk, docs: docs, diags: diags, c: c, enc: enc, caps: caps, ed: &editedSet{files: make(map[string]editRecord)}}, nil
+	return &Workspace{disk: disk, docs: docs, diags: diags, c: c, enc: enc, caps: caps, ed: &editedSet{files: make(map[string]editRecord)}, review: new(atomic.Bool)}, nil
 }
 
 // LimitTo returns a view of w whose ApplyEdit only accepts the absolute path.
@@ -152,7 +157,11 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 	if direct {
 		return w.writeDisk(rel, abs, c.New)
 	}
+	reviewed := w.annotate(params, c)
 	if err := w.c.applyEdit(ctx, params); err != nil {
+		if reviewed && errors.Is(err, errNotApplied) {
+			return fmt.Errorf("%s: %w", rel, ErrRejected)
+		}
 		return fmt.Errorf("apply edit %s: %w", rel, err)
 	}
 	w.ed.mu.Lock()

@@ -104,3 +104,12 @@ func (w *bytesBuffer) Write(p []byte) (int, error) {
 	*w.b = append(*w.b, p...)
 	return len(p), nil
 }
+
+// stat returns what ListFiles reports of the entry name.
+func (d *dirNode) stat(name string) (FileStat, bool) {
+	fi, err := d.r.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return FileStat{}, false
+	}
+	return FileStat{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+}

@@ -128,3 +128,13 @@ func readFD(fd, size int, buf *[]byte, max int64) ([]byte, error) {
 		}
 	}
 }
+
+// stat returns what ListFiles reports of the entry name (not following a
+// symbolic link), one fstatat(2) on the directory's handle.
+func (d *dirNode) stat(name string) (FileStat, bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return FileStat{}, false
+	}
+	return FileStat{Size: st.Size, ModTime: st.Mtim.Nano(), ChangeTime: st.Ctim.Nano(), Inode: uint64(st.Ino)}, true
+}

@@ -25,6 +25,9 @@ type Change struct {
 	// Label names the edit in the editor's undo history, e.g.
 	// "agent-lsp: str_replace main.go".
 	Label string
+	// Reason is the agent's own word on why, when it gave one: the editor
+	// shows it when the user reviews the edit.
+	Reason string
 }
 
 // Replacement replaces the bytes [Start, End) of Change.Old with Text.

@@ -18,6 +18,7 @@ type StrReplaceParams struct {
 	OldStr     string `json:"old_str" jsonschema:"Exact text to replace, copied from the file without read_file's line numbers; must occur exactly once unless replace_all is set"`
 	NewStr     string `json:"new_str" jsonschema:"Text to put in its place (may be empty to delete old_str)"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_str instead of requiring exactly one (default false)"`
+	Reason     string `json:"reason,omitempty" jsonschema:"Optional: one short sentence on why, shown to the user when they review the edit"`
 }
 
 // Access tells the Guard which path the call writes.
@@ -84,7 +85,7 @@ func strReplace(ctx context.Context, ed Editor, reads *Reads, p *StrReplaceParam
 	if fail != "" {
 		return Errorf("str_replace: %s", strings.ReplaceAll(fail, "{file}", rel)), nil
 	}
-	c := Change{Path: rel, Old: cur, New: applyReplacements(cur, pl.reps), Replacements: pl.reps, Label: "agent-lsp: str_replace " + rel}
+	c := Change{Path: rel, Old: cur, New: applyReplacements(cur, pl.reps), Replacements: pl.reps, Label: "agent-lsp: str_replace " + rel, Reason: p.Reason}
 	// The new fingerprint reuses the blocks before the first change and
 	// is computed while the editor applies the edit.
 	reuse := oldSums().fullBlocksBefore(pl.reps[0].Start)

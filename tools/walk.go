@@ -38,7 +38,13 @@ type walker struct {
 	// directory holding it (acquired once for the callee: release it), its
 	// name, and its slash path relative to the workspace root. It returns
 	// false to stop the walk.
-	file    func(d *dirNode, name, rel string) bool
+	file func(d *dirNode, name, rel string) bool
+	// skipDir, when set, is asked about every directory the walk would
+	// enter; true skips it. ignored, when set, is called with the slash
+	// path of each directory skipped because it is ignored (by .gitignore
+	// or skipDir).
+	skipDir func(name string) bool
+	ignored func(rel string)
 	stopped bool
 }
 
@@ -101,7 +107,13 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, m *i
 		child := joinRel(rel, name)
 		switch {
 		case typ.IsDir():
-			if (w.maxDepth > 0 && depth+1 >= w.maxDepth) || m.match(path, true) {
+			if w.maxDepth > 0 && depth+1 >= w.maxDepth {
+				continue
+			}
+			if m.match(path, true) || (w.skipDir != nil && w.skipDir(name)) {
+				if w.ignored != nil {
+					w.ignored(child)
+				}
 				continue
 			}
 			sd, err := d.openDir(name)

@@ -17,6 +17,7 @@ var writeFileDescription string
 type WriteFileParams struct {
 	Path    string `json:"path" jsonschema:"File to create or replace, relative to the workspace root"`
 	Content string `json:"content" jsonschema:"The complete new content of the file"`
+	Reason  string `json:"reason,omitempty" jsonschema:"Optional: one short sentence on why, shown to the user when they review the edit"`
 }
 
 // Access tells the Guard which path the call writes.
@@ -52,7 +53,7 @@ func writeFile(ctx context.Context, ed Editor, reads *Reads, p *WriteFileParams)
 	if res != nil || err != nil {
 		return deref(res), err
 	}
-	c := Change{Path: rel, New: []byte(p.Content), Label: "agent-lsp: write_file " + rel}
+	c := Change{Path: rel, New: []byte(p.Content), Label: "agent-lsp: write_file " + rel, Reason: p.Reason}
 	var notes []string
 	if exists {
 		if msg := reads.stale("write_file", rel, cur); msg != "" {

@@ -60,6 +60,25 @@ Examples:
   agent-lsp sessions
   agent-lsp sessions --json | jq -r .workspace
 `,
+	"undo": `Usage: agent-lsp undo [--session ID|last] [--turns N|all] [--turn N] [--list]
+
+Takes back what a session's turns changed (a turn is one prompt), in the
+session's own workspace, wherever this command runs: edited files are
+reverted, files the agent created are deleted, files it deleted come back,
+including what its shell commands changed. It works from the session's
+change journal, never from git, and never touches .git. Parts of a file
+you edited since the agent changed them are kept as you have them, and the
+file is named. Undone turns stay listed (--list), marked undone; the model
+hears of it on its next turn. Exit status 0 when everything was reverted,
+1 when a file was (wholly or partly) kept because you had changed it, 2
+for bad usage.
+
+Examples:
+  agent-lsp undo                       # the last turn of the latest session
+  agent-lsp undo --turns all           # every turn of the latest session
+  agent-lsp undo --session 20260102-150405 --turns 2
+  agent-lsp undo --list
+`,
 	"doctor": `Usage: agent-lsp doctor [flags]
 
 Shows what agent-lsp would use here and checks it: the configuration files,
@@ -110,6 +129,7 @@ Usage:
   agent-lsp run --resume last …  continue the latest session, in its workspace
   agent-lsp sessions             list recorded sessions (id, age, workspace, prompt)
   agent-lsp replay SESSION       run a session's recorded turns again, report differences
+  agent-lsp undo                 take back what the latest session's last turn changed
   agent-lsp policy -- COMMAND    show what the permission rules say about a command
   agent-lsp doctor               check the endpoint, model, workspace and sandbox
   agent-lsp serve                the language server over stdio (what editors start)

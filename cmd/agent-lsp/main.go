@@ -54,6 +54,8 @@ func mainArgs(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return sessionsCmd(args, stdout, stderr)
 	case "replay":
 		return replayCmd(args, stdout, stderr)
+	case "undo":
+		return undoCmd(args, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
 	case "mcp":

@@ -134,7 +134,7 @@ func TestRunJSONReadsFileThenAnswers(t *testing.T) {
 	if tool["tool_call_id"] != "call_a" {
 		t.Errorf("tool message = %v", tool)
 	}
-	want := `{"type":"end","reason":"end_turn","turns":2,"toolCalls":1,"usage":{"inputTokens":250,"outputTokens":29},"text":"The secret word is \"tangerine\"."}`
+	want := `{"type":"end","reason":"end_turn","turns":2,"toolCalls":1,"usage":{"inputTokens":250,"outputTokens":29},"text":"The secret word is \"tangerine\".","changes":[]}`
 	if got := lastLine(r.stdout); got != want {
 		t.Errorf("last line:\n got %s\nwant %s", got, want)
 	}

@@ -186,6 +186,15 @@ func textObserver(c *console) agent.Observer {
 			if cp := ev.Compaction; cp != nil {
 				c.Line(fmt.Sprintf("agent-lsp: context compacted: about %d → %d tokens", cp.TokensBefore, cp.TokensAfter))
 			}
+		case agent.EvChanges:
+			c.Stop()
+			if len(ev.Changes) > 0 {
+				lines := []string{fmt.Sprintf("changed %s (agent-lsp undo takes them back):", plural(len(ev.Changes), "file"))}
+				for _, f := range ev.Changes {
+					lines = append(lines, "  "+fileLine(f.Path, f.From, f.Kind, f.Added, f.Removed))
+				}
+				c.Line(strings.Join(lines, "\n"))
+			}
 		case agent.EvEnd:
 			c.Stop()
 			c.EndAnswer()

@@ -22,6 +22,9 @@ var rules = []struct {
 	{"agent", []string{"permission", "sandbox", "config", "harness", "lsp", "acp", "mcp", "provider/openai", "go.lsp.dev/", "github.com/sashabaranov/go-openai"}},
 	// Tools know nothing of editors, loops, providers or configuration.
 	{"tools", []string{"agent", "provider", "harness", "lsp", "acp", "mcp", "config", "permission", "sandbox", "go.lsp.dev/", "github.com/sashabaranov/go-openai"}},
+	// The change journal sits beside the tools: it knows files, not loops,
+	// editors or providers.
+	{"changes", []string{"agent", "provider", "harness", "lsp", "acp", "mcp", "config", "permission", "sandbox", "go.lsp.dev/", "github.com/sashabaranov/go-openai"}},
 	// The provider contract and its adapter know nothing of the loop.
 	{"provider", []string{"agent", "harness", "lsp", "acp", "config", "permission", "sandbox", "provider/openai"}},
 	{"provider/openai", []string{"agent", "harness", "lsp", "acp", "config", "permission", "sandbox"}},

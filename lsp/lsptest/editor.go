@@ -18,13 +18,17 @@ type ApplyEditParams struct {
 	Edit  struct {
 		Changes         map[string][]TextEdit `json:"changes"`
 		DocumentChanges []json.RawMessage     `json:"documentChanges"`
+		// ChangeAnnotations are set on edits the user is to review.
+		ChangeAnnotations map[string]ChangeAnnotation `json:"changeAnnotations"`
 	} `json:"edit"`
 }
 
 // TextDocumentEdit is one entry of documentChanges.
 type TextDocumentEdit struct {
-	Kind         string `json:"kind"` // "create" for a CreateFile
-	URI          string `json:"uri"`
+	Kind string `json:"kind"` // "create" for a CreateFile, "delete" for a DeleteFile
+	URI  string `json:"uri"`
+	// AnnotationID is set on annotated resource operations.
+	AnnotationID string `json:"annotationId"`
 	TextDocument struct {
 		URI     string `json:"uri"`
 		Version *int32 `json:"version"`
@@ -32,10 +36,18 @@ type TextDocumentEdit struct {
 	Edits []TextEdit `json:"edits"`
 }
 
-// TextEdit is an LSP TextEdit.
+// TextEdit is an LSP TextEdit (AnnotationID set: an AnnotatedTextEdit).
 type TextEdit struct {
-	Range   lsp.Range `json:"range"`
-	NewText string    `json:"newText"`
+	Range        lsp.Range `json:"range"`
+	NewText      string    `json:"newText"`
+	AnnotationID string    `json:"annotationId,omitempty"`
+}
+
+// ChangeAnnotation is one entry of a WorkspaceEdit's changeAnnotations.
+type ChangeAnnotation struct {
+	Label             string `json:"label"`
+	NeedsConfirmation bool   `json:"needsConfirmation"`
+	Description       string `json:"description"`
 }
 
 // ApplyEditResult answers applyEdit.
@@ -63,6 +75,20 @@ func (e *Env) ApplyEdit(p ApplyEditParams) ApplyEditResult {
 		if te.Kind == "create" {
 			_ = os.MkdirAll(filepath.Dir(uri.URI(te.URI).FsPath()), 0o755)
 			if err := os.WriteFile(uri.URI(te.URI).FsPath(), nil, 0o644); err != nil {
+				return ApplyEditResult{FailureReason: err.Error()}
+			}
+			continue
+		}
+		if te.Kind == "delete" {
+			// As an editor does: the buffer goes, then the file.
+			e.mu.Lock()
+			_, open := e.bufs[te.URI]
+			delete(e.bufs, te.URI)
+			e.mu.Unlock()
+			if open {
+				e.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": te.URI}})
+			}
+			if err := os.Remove(uri.URI(te.URI).FsPath()); err != nil && !os.IsNotExist(err) {
 				return ApplyEditResult{FailureReason: err.Error()}
 			}
 			continue
