@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 	case "host":
 		os.Exit(host())
 	}
-	os.Exit(m.Run())
+	os.Exit(tmpcheck.Run(m))
 }
 
 // testServer is the definition of the stdio test server.
