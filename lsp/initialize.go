@@ -37,6 +37,7 @@ type initializeParams struct {
 		Experimental struct {
 			AgentLsp struct {
 				SaveRequest bool `json:"saveRequest"`
+				Approve     bool `json:"approve"`
 			} `json:"agentLsp"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -49,6 +50,7 @@ type clientCaps struct {
 	createFiles     bool
 	progress        bool
 	saveRequest     bool
+	approve         bool // takes agent/approve
 }
 
 // Settings are the editor's settings for agent-lsp, from
@@ -109,7 +111,9 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 		createFiles:     slices.Contains(wc.ResourceOperations, "create"),
 		progress:        p.Capabilities.Window.WorkDoneProgress,
 		saveRequest:     p.Capabilities.Experimental.AgentLsp.SaveRequest,
+		approve:         p.Capabilities.Experimental.AgentLsp.Approve,
 	}
+	s.approver.rich.Store(caps.approve)
 	ws, err := newWorkspace(root, s.docs, s.diags, s.c, enc, caps)
 	if err != nil {
 		s.log.Error("Cannot open the workspace", "root", root, "error", err)
@@ -135,7 +139,7 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 		"codeActionProvider": map[string]any{
 			"codeActionKinds": []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite},
 		},
-		"executeCommandProvider": map[string]any{"commands": []string{cmdFix, cmdRewrite}},
+		"executeCommandProvider": map[string]any{"commands": []string{cmdFix, cmdRewrite, cmdEdit}},
 		"experimental":           map[string]any{"agentLsp": map[string]any{"methods": extMethodNames()}},
 	}
 	return r, nil
