@@ -60,6 +60,21 @@ function script(req) {
     }
     return { text: '`data.json` has a syntax error.', promptTokens: 3300, completionTokens: 8 };
   }
+  if (last.includes('Clean the build')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Clean the build'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_rm', name: 'bash', arguments: JSON.stringify({ command: 'touch build.stamp' }) }], promptTokens: 3700, completionTokens: 8 };
+    }
+    return { text: 'Understood, I left the build alone.', promptTokens: 3800, completionTokens: 8 };
+  }
+  if (last.includes('Run the slow check')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Run the slow check'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      // It prints, then waits for the test to create go.flag: the output must show while it runs.
+      return { toolCalls: [{ id: 'call_slow', name: 'bash', arguments: JSON.stringify({ command: 'echo first-line; while [ ! -e go.flag ]; do sleep 0.1; done; echo last-line' }) }], promptTokens: 3900, completionTokens: 8 };
+    }
+    return { text: 'The check passed.', promptTokens: 4000, completionTokens: 8 };
+  }
   if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 3200, completionTokens: 10 };
   if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
   const turns = req.messages.filter((m) => m.role === 'assistant').length;
@@ -81,7 +96,7 @@ function script(req) {
     return { toolCalls: [{ id: 'call_todos2', name: 'write_todos', arguments: todos('completed', 'completed') }], promptTokens: 3300, completionTokens: 30 };
   }
   if (turns === 2) {
-    return { text: ANSWER + '\n\n- edited `main.go` (undo with Ctrl+Z)\n- your unsaved note is kept\n\n```go\nfunc greet() string {\n\treturn "hello, agent"\n}\n```', promptTokens: 3500, completionTokens: 40 };
+    return { text: ANSWER + '\n\n| file | change |\n|---|---|\n| main.go:6 | greeting |\n\n- edited `main.go` (undo with Ctrl+Z)\n- your unsaved note is kept\n\n```go\nfunc greet() string {\n\treturn "hello, agent"\n}\n```', promptTokens: 3500, completionTokens: 40 };
   }
   return undefined;
 }
@@ -184,7 +199,8 @@ async function chatFrame(page) {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    page = await context.newPage();
     page.on('pageerror', (e) => console.log('pageerror:', e.message));
     await page.goto(`http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(ws)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
@@ -198,12 +214,20 @@ async function chatFrame(page) {
     await page.locator('.tab.dirty', { hasText: 'main.go' }).waitFor({ timeout: 5000 });
     log('main.go open with an unsaved change');
 
+    // Silence notifications (Do Not Disturb): the approval must still come through, in the chat.
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Toggle Do Not Disturb Mode');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Do Not Disturb' }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
+    log('notifications silenced');
+
     // The chat view: click the activity bar entry.
     await until('the Agent view container', async () => {
       await page.locator('.activitybar .action-item a[aria-label^="Agent"]').first().click({ timeout: 3000 });
       return true;
     }, 40000);
-    const chat = await chatFrame(page);
+    let chat = await chatFrame(page);
     log('chat view open');
     // Focus goes to the chat; the editor selection (none) and file go with the prompt.
     await chat.locator('#prompt').click();
@@ -215,11 +239,21 @@ async function chatFrame(page) {
     await chat.locator('.markdown', { hasText: 'the edit needs your approval' }).waitFor({ timeout: 30000 });
     await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
     log('streamed text visible, Stop button shown');
-    const toast = page.locator('.notification-toast', { hasText: 'str_replace' });
-    await toast.waitFor({ timeout: 30000 });
-    log('permission prompt:', (await toast.innerText()).replace(/\s+/g, ' ').slice(0, 160));
-    await toast.getByRole('button', { name: 'Allow', exact: true }).click();
-    log('clicked Allow');
+    // The permission prompt is a card in the chat (notifications are silenced:
+    // Do Not Disturb), with the reason in plain words, Deny first and focused.
+    const card = chat.locator('.approval.pending', { hasText: 'main.go' });
+    await card.waitFor({ timeout: 30000 });
+    await chat.locator('#status', { hasText: 'Waiting for your approval' }).waitFor({ timeout: 5000 });
+    const cardText = (await card.innerText()).replace(/\s+/g, ' ');
+    if (!/matches the ask rule `main\.go`/.test(cardText) || /no rule matches|Reason:/.test(cardText)) throw new Error('card wording: ' + cardText);
+    const titles = await card.locator('button').allInnerTexts();
+    if (titles[0] !== 'Deny' || titles[1] !== 'Allow once') throw new Error('card buttons: ' + titles.join('|'));
+    if (!(await card.locator('button[data-choice="deny"]').evaluate((b) => b === document.activeElement))) throw new Error('Deny is not the keyboard default');
+    if (await page.locator('.notification-toast', { hasText: 'wants to edit' }).count()) throw new Error('a toast showed under Do Not Disturb');
+    log('approval card:', cardText.slice(0, 140));
+    await card.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await chat.locator('.approval.answered', { hasText: 'Allowed once' }).waitFor({ timeout: 5000 });
+    log('clicked Allow once in the card');
 
     await chat.locator('.markdown', { hasText: 'now returns' }).waitFor({ timeout: 30000 });
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 });
@@ -239,6 +273,16 @@ async function chatFrame(page) {
     const usage = await chat.locator('#usage').innerText();
     if (!/tokens/.test(usage)) throw new Error('usage not shown: ' + usage);
     log('tool call expandable, todos and usage shown:', usage);
+    // A real markdown renderer: a table, a highlighted code block with Copy, a path:line link.
+    await chat.locator('.markdown table td', { hasText: 'greeting' }).waitFor({ timeout: 5000 });
+    await chat.locator('.code-block .hljs-keyword', { hasText: 'func' }).first().waitFor({ timeout: 5000 });
+    await chat.locator('a.path-ref', { hasText: 'main.go:6' }).waitFor({ timeout: 5000 });
+    await chat.locator('.code-block .code-action[data-action="copy"]').first().click();
+    const copied = await until('the code on the clipboard', async () => {
+      const t = await page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+      return t.includes('return "hello, agent"') ? t : null;
+    }, 10000);
+    log('table, highlighted code and path link rendered; Copy put', JSON.stringify(copied.split('\n')[0]), 'on the clipboard');
 
     // The edit is in the open editor, next to the unsaved note; disk untouched.
     const text = await until('the edit in the editor', async () => {
@@ -275,6 +319,63 @@ async function chatFrame(page) {
     if (!disk.includes('hello, agent') || !disk.includes(NOTE)) throw new Error('main.go not saved before bash: ' + disk);
     const lsResult = await chat.locator('details.tool', { hasText: 'bash ls' }).innerText();
     log('agent/saveDocuments saved main.go before the shell command (' + lsResult.replace(/\s+/g, ' ').slice(0, 40) + ')');
+
+    // Deny in the card: the command does not run.
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 }); // the run is over
+    await chat.locator('#prompt').fill('Clean the build');
+    await chat.locator('#prompt').press('Enter');
+    const rmCard = chat.locator('.approval.pending', { hasText: 'touch build.stamp' });
+    await rmCard.waitFor({ timeout: 20000 });
+    await chat.locator('.approval.pending button[data-choice="deny"]').press('Enter'); // Enter on the focused default
+    await chat.locator('.markdown', { hasText: 'left the build alone' }).waitFor({ timeout: 20000 });
+    const rmRow = await chat.locator('details.tool', { hasText: 'touch build.stamp' }).getAttribute('class');
+    if (!rmRow.includes('error')) throw new Error('the denied command is not shown as refused: ' + rmRow);
+    if (fs.existsSync(path.join(ws, 'build.stamp'))) throw new Error('the denied command ran');
+    log('Deny (Enter on the card) refused the command');
+
+    // Streaming bash output: the first line shows while the command still runs.
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 }); // the run is over
+    await chat.locator('#prompt').fill('Run the slow check');
+    await chat.locator('#prompt').press('Enter');
+    const slowCard = chat.locator('.approval.pending', { hasText: 'first-line' });
+    await slowCard.waitFor({ timeout: 20000 });
+    await slowCard.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await chat.locator('.tool-row pre.live', { hasText: 'first-line' }).waitFor({ timeout: 20000 });
+    if (await chat.locator('.markdown', { hasText: 'The check passed' }).count()) throw new Error('the run ended before the live output was seen');
+    fs.writeFileSync(path.join(ws, 'go.flag'), '');
+    await chat.locator('.markdown', { hasText: 'The check passed' }).waitFor({ timeout: 20000 });
+    log('bash output streamed into the tool row while it ran');
+
+    // The model picker: the next prompt goes to the model chosen.
+    await chat.locator('#model').selectOption('other-model');
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 }); // the run is over
+    await chat.locator('#prompt').fill('What does this do? (other model)');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.markdown', { hasText: 'It returns the greeting' }).last().waitFor({ timeout: 20000 });
+    if (srv.requests[srv.requests.length - 1].model !== 'other-model') throw new Error('model sent: ' + srv.requests[srv.requests.length - 1].model);
+    await chat.locator('#model').selectOption('');
+    log('the model picker changed the model the server received');
+
+    // A reload restores the chat from the server's record; the history lists it.
+    const turnsBefore = await chat.locator('.turn.user').count();
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    await until('the Agent view container', async () => {
+      const a = page.locator('.activitybar .action-item a[aria-label^="Agent"]').first();
+      if (!(await page.locator('.pane-header', { hasText: 'Chat' }).count())) await a.click({ timeout: 3000 });
+      return true;
+    }, 40000);
+    chat = await chatFrame(page);
+    await until('the chat restored', async () => (await chat.locator('.turn.user', { hasText: 'Make greet say hello' }).count()) === 1, 30000);
+    const turnsAfter = await chat.locator('.turn.user').count();
+    if (turnsAfter !== turnsBefore) throw new Error(`restored ${turnsAfter} prompts of ${turnsBefore}`);
+    log('reload restored the chat:', turnsAfter, 'prompts');
+    await chat.locator('#history').click();
+    const item = page.locator('.monaco-list-row', { hasText: 'Make greet say hello to the agent' });
+    await item.first().waitFor({ timeout: 20000 });
+    fs.mkdirSync(path.dirname(SHOT), { recursive: true });
+    await page.locator('.part.sidebar').screenshot({ path: SHOT.replace(/\.png$/, '-history.png') });
+    log('history view lists the session');
 
     // New chat, then Stop a run that waits on the model.
     await chat.locator('#new').click();
