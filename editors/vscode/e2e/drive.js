@@ -75,6 +75,14 @@ function script(req) {
     }
     return { text: 'The check passed.', promptTokens: 4000, completionTokens: 8 };
   }
+  if (last.includes('Summarise @data.json')) return { text: 'It names the demo.', promptTokens: 3300, completionTokens: 6 };
+  if (last.includes('Shout the greeting')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Shout the greeting'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_shout', name: 'str_replace', arguments: JSON.stringify({ path: 'main.go', old_str: 'return "hello, agent"', new_str: 'return "HELLO, AGENT"' }) }], promptTokens: 3000, completionTokens: 9 };
+    }
+    return { text: 'Shouted.', promptTokens: 3100, completionTokens: 3 };
+  }
   if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 3200, completionTokens: 10 };
   if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
   const turns = req.messages.filter((m) => m.role === 'assistant').length;
@@ -353,23 +361,30 @@ async function chatFrame(page) {
     await chat.locator('#prompt').press('Enter');
     await chat.locator('.markdown', { hasText: 'It returns the greeting' }).last().waitFor({ timeout: 20000 });
     if (srv.requests[srv.requests.length - 1].model !== 'other-model') throw new Error('model sent: ' + srv.requests[srv.requests.length - 1].model);
-    await chat.locator('#model').selectOption('');
     log('the model picker changed the model the server received');
 
     // A reload restores the chat from the server's record; the history lists it.
     const turnsBefore = await chat.locator('.turn.user').count();
     await page.reload();
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    // The restored window may show the Agent container already: clicking its
+    // icon then would hide the side bar, so click only when it is not the
+    // checked (shown) one, and wait for the activity bar to be drawn first.
+    await page.locator('.activitybar .action-item a[aria-label^="Agent"]').first().waitFor({ timeout: 40000 });
     await until('the Agent view container', async () => {
-      const a = page.locator('.activitybar .action-item a[aria-label^="Agent"]').first();
-      if (!(await page.locator('.pane-header', { hasText: 'Chat' }).count())) await a.click({ timeout: 3000 });
-      return true;
+      if (await page.locator('.activitybar .action-item.checked a[aria-label^="Agent"]').count()) return true;
+      await page.locator('.activitybar .action-item a[aria-label^="Agent"]').first().click({ timeout: 3000 });
+      return false;
     }, 40000);
     chat = await chatFrame(page);
     await until('the chat restored', async () => (await chat.locator('.turn.user', { hasText: 'Make greet say hello' }).count()) === 1, 30000);
     const turnsAfter = await chat.locator('.turn.user').count();
     if (turnsAfter !== turnsBefore) throw new Error(`restored ${turnsAfter} prompts of ${turnsBefore}`);
     log('reload restored the chat:', turnsAfter, 'prompts');
+    // The model choice is remembered for the workspace; back to the configured one.
+    await until('the remembered model', async () => (await chat.locator('#model').inputValue()) === 'other-model', 10000);
+    await chat.locator('#model').selectOption({ index: 0 });
+    log('the model choice survived the reload');
     await chat.locator('#history').click();
     const item = page.locator('.monaco-list-row', { hasText: 'Make greet say hello to the agent' });
     await item.first().waitFor({ timeout: 20000 });
@@ -386,6 +401,7 @@ async function chatFrame(page) {
     await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
     await until('the model request', () => srv.requests.length === before + 1, 10000);
     if (JSON.stringify(srv.requests[before].messages).includes('Make greet say hello')) throw new Error('New chat kept the old session');
+    if (srv.requests[before].model !== 'scripted') throw new Error('the picker back on Default still sent ' + srv.requests[before].model);
     await chat.locator('#stop').click();
     await chat.locator('.ending', { hasText: 'Stopped.' }).waitFor({ timeout: 10000 });
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 5000 });
@@ -441,6 +457,46 @@ async function chatFrame(page) {
     const diagText = await diagTool.locator('pre.result').innerText();
     if (!diagText.includes('data.json')) throw new Error('the diagnostics tool did not see data.json: ' + diagText);
     log('agent/diagnostics forwarded the JSON error:', diagText.split('\n')[0]);
+
+    // An @file mention: completion in the prompt box, its content reaches the model.
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 });
+    await chat.locator('#prompt').fill('');
+    await chat.locator('#prompt').pressSequentially('Summarise @data');
+    await chat.locator('.complete-item', { hasText: 'data.json' }).first().waitFor({ timeout: 15000 });
+    await chat.locator('#prompt').press('Enter'); // picks the highlighted item
+    await chat.locator('.chip', { hasText: '@data.json' }).waitFor({ timeout: 5000 });
+    // The current file (data.json) would go anyway: remove its chip, so only the mention carries it.
+    await chat.locator('.chip.current .chip-x').click();
+    await chat.locator('.chip.current').waitFor({ state: 'detached', timeout: 5000 });
+    await chat.locator('#prompt').press('Enter'); // sends
+    await chat.locator('.markdown', { hasText: 'It names the demo' }).waitFor({ timeout: 20000 });
+    const mention = JSON.stringify(srv.requests[srv.requests.length - 1].messages);
+    if (!mention.includes('The user mentioned data.json') || !mention.includes('\\"name\\": \\"demo\\"') || mention.slice(-600).includes('The user is looking at')) throw new Error('the mention did not reach the model: ' + mention.slice(-400));
+    log('@data.json completed, the current-file chip removed; the mention alone reached the model');
+
+    // Inline edit on a selection: its run shows as its own turn, its edit lands in the editor.
+    await page.locator('.tab', { hasText: 'main.go' }).click();
+    await page.locator('.tab.active', { hasText: 'main.go' }).waitFor({ timeout: 5000 });
+    await page.locator('.monaco-editor .view-lines', { hasText: 'func greet' }).first().click();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('6');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+End');
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Agent: Edit with agent');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Edit with agent' }).first().waitFor({ timeout: 5000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Lines 6-6' }).waitFor({ timeout: 5000 });
+    await page.keyboard.type('Shout the greeting');
+    await page.keyboard.press('Enter');
+    const editCard = chat.locator('.turn.action.edit .approval.pending', { hasText: 'main.go' });
+    await editCard.waitFor({ timeout: 20000 });
+    await editCard.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await chat.locator('.turn.action.edit .markdown', { hasText: 'Shouted.' }).waitFor({ timeout: 20000 });
+    await chat.locator('.turn.user.action .badge', { hasText: 'Inline edit' }).waitFor({ timeout: 5000 });
+    await until('the inline edit in the editor', async () => (await page.locator('.monaco-editor .view-lines', { hasText: 'func greet' }).first().innerText()).replace(/\u00a0/g, ' ').includes('HELLO, AGENT'), 10000);
+    log('inline edit ran as its own turn and edited the selection');
     console.log(`PASS vscode e2e in ${el()}`);
     code = 0;
   } catch (e) {
