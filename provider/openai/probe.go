@@ -147,12 +147,8 @@ func (c *WindowCache) Window(ctx context.Context, client *http.Client, baseURL, 
 	return ep.Window, err
 }
 
-// Endpoint returns what the cache knows of model at baseURL, probing it
-// on a miss (or when the entry is older than TTL). A probe that found no
-// window is not cached.
-func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL, model string, auth Auth) (Endpoint, error) {
-	key := strings.TrimRight(baseURL, "/") + " " + model
-	c.mu.Lock()
+// loadLocked reads the cache file on first use.
+func (c *WindowCache) loadLocked() {
 	if c.m == nil {
 		c.m = map[string]windowEntry{}
 		if c.Path != "" {
@@ -161,6 +157,29 @@ func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL
 			}
 		}
 	}
+}
+
+// Lookup returns what the cache knows of model at baseURL without probing
+// (a model list shows the windows already learnt).
+func (c *WindowCache) Lookup(baseURL, model string) (Endpoint, bool) {
+	key := strings.TrimRight(baseURL, "/") + " " + model
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loadLocked()
+	e, ok := c.m[key]
+	if !ok || e.Tokens <= 0 {
+		return Endpoint{}, false
+	}
+	return Endpoint{Server: e.Server, Window: e.Tokens, WindowSource: e.Source, NativeWindow: e.Native, Tools: e.Tools}, true
+}
+
+// Endpoint returns what the cache knows of model at baseURL, probing it
+// on a miss (or when the entry is older than TTL). A probe that found no
+// window is not cached.
+func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL, model string, auth Auth) (Endpoint, error) {
+	key := strings.TrimRight(baseURL, "/") + " " + model
+	c.mu.Lock()
+	c.loadLocked()
 	e, ok := c.m[key]
 	c.mu.Unlock()
 	if ok && (e.Tokens > 0 || e.NoWindow) && (c.TTL <= 0 || time.Since(e.Probed) < c.TTL) {

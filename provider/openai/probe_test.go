@@ -83,6 +83,17 @@ func TestWindowCacheProbesOnce(t *testing.T) {
 	if hits.Load() != 1 {
 		t.Errorf("probed %d times, want 1", hits.Load())
 	}
+	// Lookup answers from the file and never probes.
+	c3 := &openai.WindowCache{Path: path}
+	if ep, ok := c3.Lookup(srv.URL+"/v1/", "m"); !ok || ep.Window != 8192 {
+		t.Errorf("Lookup = %+v, %v", ep, ok)
+	}
+	if _, ok := c3.Lookup(srv.URL+"/v1", "other"); ok {
+		t.Error("Lookup found a model never probed")
+	}
+	if hits.Load() != 1 {
+		t.Errorf("Lookup probed")
+	}
 }
 
 // TestProbeSendsHeaders: an endpoint behind an authenticating proxy is
