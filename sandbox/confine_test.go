@@ -287,6 +287,37 @@ func TestGoBuildAndTest(t *testing.T) {
 	}
 }
 
+// Ordinary work beside go: make with a Makefile and npm test with a package
+// script, in the sandbox (no network: nothing is installed).
+func TestMakeAndNpmTest(t *testing.T) {
+	for _, tool := range []string{"make", "npm", "node"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not in PATH (scripts/test installs node and npm; make is in build-essential)", tool)
+		}
+	}
+	for _, b := range confined {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{})
+			files := map[string]string{
+				"Makefile":     "all: out.txt\n\nout.txt: in.txt\n\tcp in.txt out.txt\n\ntest: all\n\tgrep -q made out.txt\n",
+				"in.txt":       "made\n",
+				"package.json": `{"name":"m","version":"1.0.0","scripts":{"test":"node test.js"}}`,
+				"test.js":      "require('assert').strictEqual(1 + 1, 2); console.log('node test ok');\n",
+			}
+			for name, body := range files {
+				if err := os.WriteFile(filepath.Join(s.Workspace(), name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mustSucceed(t, s, "make test")
+			if out := mustSucceed(t, s, "npm test"); !strings.Contains(out, "node test ok") {
+				t.Errorf("npm test printed %q", out)
+			}
+		})
+	}
+}
+
 // TestSyscallErrno keeps the errno the sandbox returns visible in logs: a
 // denial should read as a permission error, not as a missing file.
 func TestSyscallErrno(t *testing.T) {
