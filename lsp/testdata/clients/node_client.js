@@ -4,6 +4,8 @@
 // The workspace holds main.go; the scripted model behind MODEL_URL answers:
 //   1. read_file main.go  2. str_replace "old" -> "new"  3. bash "touch made.txt"
 //   4. "done"            5. a slow reply (cancelled)
+// Between the two runs it lists the turn's changes (agent/changes) and
+// takes the turn back (agent/undo).
 // This client opens main.go with unsaved text (an emoji before the edit),
 // runs agent/prompt, applies the server's workspace/applyEdit to its own copy
 // of the buffer (version checked, UTF-16 ranges, didChange back), answers the
@@ -105,6 +107,24 @@ conn.listen();
   assert.ok(asked[0].message.includes('wants to run `touch made.txt`'), asked[0].message);
   assert.deepEqual(asked[0].actions.map((a) => a.title), ['Deny', 'Allow once', 'Allow for this session']);
   assert.ok(fs.existsSync(ws + '/made.txt'), 'the allowed command did not run');
+
+  // The change journal lists the turn's files; agent/undo takes the turn
+  // back: the buffer returns to the user's unsaved text through
+  // workspace/applyEdit, the file the command created is removed.
+  const ch = await conn.sendRequest('agent/changes', { sessionId: res.sessionId });
+  assert.equal(ch.turns.length, 1, JSON.stringify(ch));
+  const files = Object.fromEntries(ch.turns[0].files.map((f) => [f.path, f]));
+  assert.equal(files['main.go'].kind, 'modified', JSON.stringify(files));
+  assert.equal(files['main.go'].tool, 'str_replace');
+  assert.ok(files['main.go'].diff.includes('-// 😀 say old things') && files['main.go'].diff.includes('+// 😀 say new things'), files['main.go'].diff);
+  assert.equal(files['made.txt'].kind, 'created');
+  assert.equal(files['made.txt'].tool, 'bash');
+  const undo = await conn.sendRequest('agent/undo', { sessionId: res.sessionId });
+  assert.deepEqual(undo.turns, [1], JSON.stringify(undo));
+  assert.deepEqual(undo.conflicts, [], JSON.stringify(undo));
+  assert.equal(buffers.get(uri).text, unsaved);
+  assert.ok(!fs.existsSync(ws + '/made.txt'), 'the created file is still there after the undo');
+  assert.equal(fs.readFileSync(ws + '/main.go', 'utf8'), 'package main // disk\n');
 
   // Cancel a slow run with $/cancelRequest (vscode-jsonrpc sends it for a cancelled token).
   const src = new P.CancellationTokenSource();
