@@ -24,19 +24,20 @@ import (
 // Ollama sends each tool call whole, arguments as a JSON object, and
 // before 0.12.10 without an id: every call gets its own index, and an id
 // (call_ and 8 random characters, as Ollama's /v1 makes them) when it has
-// none. The line with "done": true is the end marker: nothing after it is
+// none or repeats one. The line with "done": true is the end marker: nothing after it is
 // read. A body that ends without it is a cut stream (stream.streamEnd). A
 // line that is not a JSON object is passed on as it is, for the
 // accumulator to report as malformed.
 type ndjsonReader struct {
 	lineReader
 	done  bool
-	calls int // tool calls seen, for their indexes
+	calls int             // tool calls seen, for their indexes
+	ids   map[string]bool // their ids
 	newID func() string
 }
 
 func newNDJSON(r io.Reader, newID func() string) *ndjsonReader {
-	return &ndjsonReader{lineReader: newLineReader(r), newID: newID}
+	return &ndjsonReader{lineReader: newLineReader(r), ids: map[string]bool{}, newID: newID}
 }
 
 func (r *ndjsonReader) received() int64 { return r.bytes }
@@ -127,9 +128,12 @@ func (r *ndjsonReader) convert(line []byte) []byte {
 		for _, c := range m.ToolCalls {
 			oc := oaCall{Index: r.calls, ID: c.ID, Type: "function"}
 			r.calls++
-			if oc.ID == "" {
+			// Each call is whole: a repeated id must not make the
+			// accumulator append it to the earlier call.
+			for oc.ID == "" || r.ids[oc.ID] {
 				oc.ID = r.newID()
 			}
+			r.ids[oc.ID] = true
 			oc.Function.Name, oc.Function.Arguments = c.Function.Name, c.Function.Arguments
 			if a := bytes.TrimSpace(oc.Function.Arguments); len(a) == 0 || string(a) == "null" {
 				oc.Function.Arguments = json.RawMessage(`{}`) // a call without arguments

@@ -241,6 +241,10 @@ func TestOllamaStream(t *testing.T) {
 				msg(`"content":"","tool_calls":[{"id":"call_b","function":{"index":0,"name":"pwd","arguments":null}}]`), done("stop", 1, 1)),
 			calls: []provider.ToolCall{{ID: "call_a", Name: "read_file", Arguments: `{"path":"a.go"}`}, {ID: "call_b", Name: "pwd", Arguments: `{}`}},
 			stop:  provider.StopToolCalls, raw: "stop", usage: provider.Usage{InputTokens: 1, OutputTokens: 1}},
+		{name: "a repeated id is replaced, the calls stay apart",
+			body:  ndjson(msg(`"content":"","tool_calls":[{"id":"call_a","function":{"name":"read_file","arguments":{"path":"a.go"}}},{"id":"call_a","function":{"name":"read_file","arguments":{"path":"b.go"}}}]`), done("stop", 1, 1)),
+			calls: []provider.ToolCall{{ID: "call_a", Name: "read_file", Arguments: `{"path":"a.go"}`}, {Name: "read_file", Arguments: `{"path":"b.go"}`}},
+			stop:  provider.StopToolCalls, raw: "stop", usage: provider.Usage{InputTokens: 1, OutputTokens: 1}},
 		{name: "a call written as text is recovered",
 			body:  ndjson(msg(`"content":"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}\n</tool_call>"`), done("stop", 9, 9)),
 			calls: []provider.ToolCall{{Name: "read_file", Arguments: `{"path": "a.go"}`}}, textCalls: true,
@@ -323,4 +327,41 @@ func TestOllamaStartErrors(t *testing.T) {
 	if end := mustEnd(t, collect(t, p)); end.Message.Content != "ok" || n != 2 {
 		t.Errorf("503 then ok: %d requests, %+v", n, end)
 	}
+}
+
+// FuzzNDJSON feeds arbitrary /api/chat bodies through the reader and the
+// accumulator: no panic, nothing is read after the done line, and the
+// calls have unique non-empty ids (each Ollama call is whole: none may be
+// appended to another).
+func FuzzNDJSON(f *testing.F) {
+	f.Add([]byte(ndjson(`{"message":{"content":"a","thinking":"b","tool_calls":[{"function":{"name":"x","arguments":{"k":1}}}]},"done":false}`, `{"done":true,"done_reason":"stop","prompt_eval_count":3,"eval_count":1}`)))
+	f.Add([]byte(ndjson(`{"message":{"tool_calls":[{"id":"call_a","function":{"name":"x","arguments":null}},{"id":"call_a","function":{"name":"y"}}]}}`, `{"error":{"message":"x"}}`)))
+	f.Add([]byte(`{"message":{"content":"<think>x</think><tool_call>{\"name\":\"x\"}</tool_call>"},"done":true}` + "\n{}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		n := 0
+		r := newNDJSON(bytes.NewReader(in), func() string { n++; return fmt.Sprintf("call_gen%d", n) })
+		a := newAccumulator()
+		for {
+			payload, err := r.next()
+			if err != nil {
+				break
+			}
+			if _, err := a.add(payload); err != nil {
+				break
+			}
+		}
+		if r.ended() {
+			if _, err := r.next(); err != io.EOF {
+				t.Fatalf("read after the done line: %v", err)
+			}
+		}
+		_, end := a.end()
+		seen := map[string]bool{}
+		for _, c := range end.Message.ToolCalls {
+			if c.ID == "" || seen[c.ID] {
+				t.Fatalf("call %+v in %+v", c, end.Message.ToolCalls)
+			}
+			seen[c.ID] = true
+		}
+	})
 }
