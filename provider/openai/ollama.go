@@ -11,8 +11,8 @@ import (
 // does not have a way of setting the context size for a model" (ollama
 // docs/api/openai-compatibility.mdx; its request type has no options, so
 // options.num_ctx is dropped). The model then runs with the server's
-// default (OLLAMA_CONTEXT_LENGTH: 2048 before 0.6, 4096 after) and cuts
-// longer prompts silently. The native POST /api/chat takes
+// default (OLLAMA_CONTEXT_LENGTH: 2048 before 0.6, then 4096; recent
+// versions pick 4k, 32k or 256k by VRAM) and cuts longer prompts silently. The native POST /api/chat takes
 // "options": {"num_ctx": N}; when Config.OllamaNumCtx is set the adapter
 // speaks it (ndjson.go reads its stream).
 
