@@ -64,6 +64,11 @@ type Config struct {
 	// structured tool_calls (provider/textcalls); nil means on. false
 	// takes such replies as plain answers.
 	TextToolCalls *bool `toml:"text_tool_calls"`
+	// OllamaNative lets the run talk to Ollama through its native
+	// /api/chat, the only endpoint that sets the context size (num_ctx);
+	// nil means on. false keeps /v1/chat/completions. User file only: it
+	// chooses which endpoint requests go to.
+	OllamaNative *bool `toml:"ollama_native"`
 
 	// Sandbox is the [sandbox] table: how the bash tool's commands are
 	// confined.
@@ -169,7 +174,7 @@ func WorkspaceFile(root string) string {
 }
 
 // workspaceForbidden are keys a workspace file may not set.
-var workspaceForbidden = []string{"base_url", "api_key", "api_key_env", "headers"}
+var workspaceForbidden = []string{"base_url", "api_key", "api_key_env", "headers", "ollama_native"}
 
 // Load resolves the configuration. The returned error is an *Error (or
 // wraps one) for a bad file; warnings are things the user should see but
@@ -280,6 +285,10 @@ func set[T comparable](dst *T, v T) {
 // recovered (the default).
 func (c Config) RecoverTextToolCalls() bool { return c.TextToolCalls == nil || *c.TextToolCalls }
 
+// UseOllamaNative reports whether Ollama is spoken to through /api/chat
+// so the run can set its context size (the default).
+func (c Config) UseOllamaNative() bool { return c.OllamaNative == nil || *c.OllamaNative }
+
 func firstEnv(getenv func(string) string, names ...string) string {
 	for _, n := range names {
 		if v := getenv(n); v != "" {
@@ -332,7 +341,7 @@ func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.
 					Msg: "ignored: only the user's configuration may set it (a workspace must not choose where your requests and keys go)"}).Error())
 			}
 		}
-		cfg.BaseURL, cfg.APIKey, cfg.APIKeyEnv, cfg.Headers = "", "", "", nil
+		cfg.BaseURL, cfg.APIKey, cfg.APIKeyEnv, cfg.Headers, cfg.OllamaNative = "", "", "", nil, nil
 		// A cloned repository must not start programs: its servers go in
 		// .mcp.json, which asks the user first.
 		if md.IsDefined("mcp_servers") {

@@ -223,3 +223,24 @@ func TestTextToolCallsKey(t *testing.T) {
 		t.Errorf("workspace on: recover=%v, %v", cfg.RecoverTextToolCalls(), err)
 	}
 }
+
+// TestOllamaNativeKey: on by default, off from the user's file; a
+// workspace file may not choose it (it says which endpoint requests go to).
+func TestOllamaNativeKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, _, err := Load(Sources{Workspace: dir, Getenv: env(map[string]string{"XDG_CONFIG_HOME": dir})})
+	if err != nil || !cfg.UseOllamaNative() {
+		t.Fatalf("default: native=%v, %v", cfg.UseOllamaNative(), err)
+	}
+	user := filepath.Join(dir, "user.toml")
+	write(t, user, "ollama_native = false\n")
+	if cfg, _, err = Load(Sources{UserFile: user, Getenv: env(nil)}); err != nil || cfg.UseOllamaNative() {
+		t.Errorf("user file off: native=%v, %v", cfg.UseOllamaNative(), err)
+	}
+	write(t, WorkspaceFile(dir), "ollama_native = true\n")
+	cfg, warnings, err := Load(Sources{UserFile: user, Workspace: dir, Getenv: env(nil)})
+	if err != nil || cfg.UseOllamaNative() || !strings.Contains(strings.Join(warnings, "\n"), "ollama_native: ignored") {
+		t.Errorf("workspace on: native=%v, warnings %q, %v", cfg.UseOllamaNative(), warnings, err)
+	}
+}

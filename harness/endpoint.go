@@ -28,6 +28,17 @@ func probeEndpoint(cfg config.Config, state string, log *slog.Logger) openai.End
 	return ep
 }
 
+// OllamaNumCtx is the context size a run asks of Ollama through its
+// native /api/chat, or 0 to use /v1/chat/completions: not Ollama, or
+// ollama_native = false (provider/openai OllamaContext says how it is
+// chosen).
+func OllamaNumCtx(cfg config.Config, ep openai.Endpoint) int {
+	if !cfg.UseOllamaNative() {
+		return 0
+	}
+	return openai.OllamaContext(ep, cfg.ContextWindow)
+}
+
 // endpointNotices are the warnings the first run shows about the endpoint.
 func endpointNotices(cfg config.Config, ep openai.Endpoint, window int) []string {
 	var out []string

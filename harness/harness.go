@@ -250,6 +250,12 @@ func New(opts Options) (_ *Harness, err error) {
 	if window <= 0 {
 		window = ep.Window
 	}
+	// On Ollama the run sets the window it needs (/api/chat's num_ctx).
+	numCtx := OllamaNumCtx(cfg, ep)
+	if numCtx > 0 {
+		window = numCtx
+		log.Info("Ollama: native /api/chat", "num_ctx", numCtx, "probed", ep.Window, "native", ep.NativeWindow)
+	}
 	provider := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		Model:       cfg.Model,
@@ -259,6 +265,7 @@ func New(opts Options) (_ *Harness, err error) {
 		// Local models: tool calls written as text (issue 11).
 		NoTextToolCalls: !cfg.RecoverTextToolCalls(),
 		Server:          ep.Server,
+		OllamaNumCtx:    numCtx,
 	})
 
 	instructions, err := agent.LoadInstructions(opts.Root)

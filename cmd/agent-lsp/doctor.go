@@ -119,7 +119,12 @@ func endpointReport(ctx context.Context, w io.Writer, cfg config.Config, auth op
 	if ep.NativeWindow > 0 && ep.NativeWindow != ep.Window {
 		fmt.Fprintf(w, "           the model itself supports %d tokens\n", ep.NativeWindow)
 	}
-	if n := max(cfg.ContextWindow, ep.Window); n > 0 && n < agent.SmallWindow {
+	n := max(cfg.ContextWindow, ep.Window)
+	if numCtx := harness.OllamaNumCtx(cfg, ep); numCtx > 0 {
+		n = numCtx
+		fmt.Fprintf(w, "           runs set num_ctx %d through Ollama's native /api/chat (ollama_native = false keeps /v1, which cannot set it)\n", numCtx)
+	}
+	if n > 0 && n < agent.SmallWindow {
 		fmt.Fprintf(w, "           small: tool descriptions are shortened and results capped; to raise it, %s\n", openai.WindowSetting(ep.Server))
 	}
 	switch ep.Tools {

@@ -89,7 +89,7 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 			case numCtx > 0:
 				ep.Window, ep.WindowSource = numCtx, "ollama /api/show (num_ctx)"
 			case native > 0:
-				ep.Window, ep.WindowSource = native, "ollama /api/show (the model's context_length; the server may run it with less, see OLLAMA_CONTEXT_LENGTH)"
+				ep.Window, ep.WindowSource = native, sourceOllamaNative
 			}
 		}
 	}
@@ -127,6 +127,11 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 	}
 	return ep, noWindow(baseURL, model)
 }
+
+// sourceOllamaNative is the WindowSource of a window that is the model's
+// native context, reported by Ollama for a model not loaded: not
+// necessarily the one it runs with (OllamaContext).
+const sourceOllamaNative = "ollama /api/show (the model's context_length; the server may run it with less, see OLLAMA_CONTEXT_LENGTH)"
 
 func noWindow(baseURL, model string) error {
 	return fmt.Errorf("%s does not report the context window of %s; set context_window in the configuration: %w", baseURL, model, ErrNoWindow)

@@ -18,7 +18,7 @@ func (p *Client) fail(status int, cause error, format string, args ...any) *prov
 }
 
 // startError describes a request that got no stream.
-func (p *Client) startError(err error, at *attempts) error {
+func (p *Client) startError(err error, at *attempts) (res error) {
 	base, model := p.cfg.BaseURL, p.cfg.Model
 	status, detail := 0, ""
 	var se *statusError
@@ -31,6 +31,14 @@ func (p *Client) startError(err error, at *attempts) error {
 	}
 	if at.waitAsked > 0 {
 		tries += fmt.Sprintf("; it asks to wait %s before trying again", at.waitAsked.Round(time.Second))
+	}
+	if p.cfg.OllamaNumCtx > 0 && status >= 400 && status < 500 && status != http.StatusTooManyRequests {
+		// A proxy may pass /v1 only, or an old Ollama lack what we send.
+		defer func() {
+			if e, ok := res.(*provider.Error); ok {
+				e.Msg += fmt.Sprintf(" (agent-lsp posted to Ollama's native %s to set num_ctx %d; ollama_native = false in the configuration uses /v1 instead)", p.transport.url, p.cfg.OllamaNumCtx)
+			}
+		}()
 	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:

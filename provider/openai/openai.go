@@ -1,6 +1,7 @@
 // Package openai adapts servers that speak OpenAI's streaming
 // /v1/chat/completions (OpenAI, Ollama, llama.cpp, vLLM, LM Studio,
-// OpenRouter, Groq, ...) to the provider contract.
+// OpenRouter, Groq, ...) to the provider contract, and Ollama's native
+// /api/chat where the context size must be set (ollama.go, ndjson.go).
 //
 // What go-openai (github.com/sashabaranov/go-openai) does here, and what
 // it does not, decided by measurement:
@@ -63,6 +64,11 @@ type Config struct {
 	// Server is the kind of server, as Probe found it (ServerOllama, ...),
 	// so that messages name the right setting; empty when unknown.
 	Server ServerKind
+	// OllamaNumCtx, when positive, makes the adapter speak Ollama's native
+	// POST /api/chat (BaseURL without its /v1) with options.num_ctx set to
+	// it, since /v1/chat/completions cannot set the context size
+	// (ollama.go). OllamaContext says what to set it to.
+	OllamaNumCtx int
 }
 
 // Client is the Provider for one server and model.
@@ -103,17 +109,38 @@ func New(cfg Config) *Client {
 	if cfg.APIKey != "" {
 		headers["Authorization"] = "Bearer " + cfg.APIKey
 	}
+	url := cfg.BaseURL + "/chat/completions"
+	if cfg.OllamaNumCtx > 0 {
+		url = strings.TrimSuffix(cfg.BaseURL, "/v1") + "/api/chat"
+		headers["Accept"] = "application/x-ndjson"
+	}
 	maps.Copy(headers, cfg.Headers)
 	t := &transport{
 		client:     hc,
-		url:        cfg.BaseURL + "/chat/completions",
+		url:        url,
 		headers:    headers,
 		idle:       cfg.IdleTimeout,
 		maxRetries: cfg.MaxRetries,
 		baseDelay:  cfg.RetryBaseDelay,
 		sleep:      sleepCtx,
 	}
-	return &Client{cfg: cfg, transport: t}
+	return &Client{cfg: cfg, transport: t, enc: encoder{numCtx: cfg.OllamaNumCtx}}
+}
+
+// path is the endpoint the adapter posts to, for messages.
+func (p *Client) path() string {
+	if p.cfg.OllamaNumCtx > 0 {
+		return "/api/chat"
+	}
+	return "/chat/completions"
+}
+
+// endMarker says what marks a complete stream, for messages.
+func (p *Client) endMarker() string {
+	if p.cfg.OllamaNumCtx > 0 {
+		return `no line with "done": true`
+	}
+	return "no finish_reason and no [DONE]"
 }
 
 // Stream starts one reply. Retries happen inside, before any byte of the

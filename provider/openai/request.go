@@ -21,8 +21,13 @@ import (
 // client); the lane with the longest equal prefix is reused. Messages are
 // compared field by field, which costs nothing for the strings a history
 // shares with the previous turn (equal pointers compare in O(1)).
+//
+// With numCtx set the messages and the head are in Ollama's native
+// /api/chat format (ollama.go); a client keeps one format for its life,
+// so the cached encodings are all of one kind.
 type encoder struct {
-	lanes [maxLanes]lane
+	lanes  [maxLanes]lane
+	numCtx int
 }
 
 const maxLanes = 4
@@ -46,7 +51,12 @@ func (e *encoder) body(model string, req provider.Request) net.Buffers {
 	}
 	l.msgs, l.enc = append(l.msgs[:n], req.Messages[n:]...), l.enc[:n]
 	for i := n; i < len(req.Messages); i++ {
-		b := encodeMessage(req.Messages[i])
+		var b []byte
+		if e.numCtx > 0 {
+			b = encodeOllamaMessage(req.Messages, i)
+		} else {
+			b = encodeMessage(req.Messages[i])
+		}
 		if i > 0 {
 			b = append([]byte{','}, b...)
 		}
@@ -62,7 +72,12 @@ func (e *encoder) body(model string, req provider.Request) net.Buffers {
 	if len(l.specsEnc) > 0 {
 		tail = append(append(tail, `,"tools":`...), l.specsEnc...)
 	}
-	head, _ := json.Marshal(requestHead(model, req.MaxTokens))
+	var head []byte
+	if e.numCtx > 0 {
+		head = ollamaHead(model, e.numCtx, req.MaxTokens)
+	} else {
+		head, _ = json.Marshal(requestHead(model, req.MaxTokens))
+	}
 	head[0] = ','
 	return append(out, append(tail, head...))
 }
@@ -117,9 +132,9 @@ func requestHead(model string, maxTokens int) head {
 }
 
 // sameWire reports whether a and b encode alike (Reasoning and IsError
-// are not sent).
+// are not sent; Name is, as Ollama's tool_name).
 func sameWire(a, b provider.Message) bool {
-	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
+	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || a.Name != b.Name || len(a.ToolCalls) != len(b.ToolCalls) {
 		return false
 	}
 	for i := range a.ToolCalls {

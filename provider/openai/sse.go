@@ -18,13 +18,29 @@ const maxSSELine = 16 << 20
 // accumulator sees every error object the same way. A last line without a
 // newline still counts.
 type sseReader struct {
-	br      *bufio.Reader
-	bytes   int64 // bytes read from the body
+	lineReader
 	done    bool
 	isError bool // the current event's type is "error"
 }
 
-func newSSE(r io.Reader) *sseReader { return &sseReader{br: bufio.NewReaderSize(r, 64<<10)} }
+func newSSE(r io.Reader) *sseReader { return &sseReader{lineReader: newLineReader(r)} }
+
+// payloadReader yields the JSON payloads of one reply's body, in the
+// chat.completion.chunk shape the accumulator reads: sseReader for
+// /v1/chat/completions, ndjsonReader for Ollama's /api/chat.
+type payloadReader interface {
+	// next returns the next payload; io.EOF at the stream's own end
+	// marker or at the end of the body.
+	next() ([]byte, error)
+	// received is how many bytes were read from the body.
+	received() int64
+	// ended says whether the stream's own end marker arrived ([DONE], or
+	// a line with "done": true).
+	ended() bool
+}
+
+func (s *sseReader) received() int64 { return s.bytes }
+func (s *sseReader) ended() bool     { return s.done }
 
 func (s *sseReader) next() ([]byte, error) {
 	for {
@@ -66,9 +82,19 @@ func (s *sseReader) next() ([]byte, error) {
 	}
 }
 
+// lineReader reads a body line by line, counting its bytes.
+type lineReader struct {
+	br    *bufio.Reader
+	bytes int64 // bytes read from the body
+}
+
+func newLineReader(r io.Reader) lineReader {
+	return lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
 // readLine returns one line, its newline included; the error is the
 // body's, returned with the last (unterminated) line.
-func (s *sseReader) readLine() ([]byte, error) {
+func (s *lineReader) readLine() ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := s.br.ReadSlice('\n')

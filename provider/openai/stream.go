@@ -18,7 +18,8 @@ import (
 // complete too (Cerebras, corpus 045). A stream that closes with neither is
 // truncated: an error wrapping ErrTruncated, never a clean end. An error
 // object anywhere in the stream fails the reply, even after a finish_reason
-// (OpenRouter, corpus 026).
+// (OpenRouter, corpus 026). On Ollama's native /api/chat (ndjson.go) the
+// line with "done": true is both the finish reason and the end marker.
 type stream struct {
 	p    *Client
 	ctx  context.Context
@@ -26,7 +27,7 @@ type stream struct {
 	at   attempts
 
 	resp    *http.Response
-	sse     *sseReader
+	src     payloadReader
 	acc     *accumulator
 	pending []provider.StreamEvent
 	err     error // returned once pending is drained: io.EOF after the end
@@ -41,7 +42,12 @@ func (s *stream) open() error {
 		}
 		return s.p.startError(err, &s.at)
 	}
-	s.resp, s.sse = resp, newSSE(resp.Body)
+	s.resp = resp
+	if s.p.cfg.OllamaNumCtx > 0 {
+		s.src = newNDJSON(resp.Body, newCallID)
+	} else {
+		s.src = newSSE(resp.Body)
+	}
 	return nil
 }
 
@@ -56,7 +62,7 @@ func (s *stream) Recv() (provider.StreamEvent, error) {
 		if s.err != nil {
 			return provider.StreamEvent{}, s.err
 		}
-		payload, err := s.sse.next()
+		payload, err := s.src.next()
 		if err != nil {
 			if s.retryable(err) {
 				s.reopen()
@@ -78,7 +84,7 @@ func (s *stream) Recv() (provider.StreamEvent, error) {
 // before its first byte (a server that closes right after the headers),
 // not by the idle timeout, within the retry budget.
 func (s *stream) retryable(err error) bool {
-	return s.ctx.Err() == nil && s.sse.bytes == 0 && !errors.Is(err, errIdle) &&
+	return s.ctx.Err() == nil && s.src.received() == 0 && !errors.Is(err, errIdle) &&
 		s.at.n <= s.p.transport.maxRetries
 }
 
@@ -108,15 +114,15 @@ func (s *stream) streamEnd(err error) error {
 		return s.ctx.Err()
 	}
 	if errors.Is(err, io.EOF) {
-		if s.sse.done || s.acc.finishSeen {
+		if s.src.ended() || s.acc.finishSeen {
 			evs, end := s.acc.end()
 			s.pending = append(append(s.pending, evs...), provider.StreamEvent{Type: provider.EventMessageEnd, End: end})
 			return io.EOF
 		}
 		if s.acc.chunks == 0 {
-			return s.p.fail(0, provider.ErrTruncated, "the server at %s answered without any stream events (does it support \"stream\": true on /chat/completions?)", base)
+			return s.p.fail(0, provider.ErrTruncated, "the server at %s answered without any stream events (does it support \"stream\": true on %s?)", base, s.p.path())
 		}
-		return s.p.fail(0, provider.ErrTruncated, "the server at %s closed the stream before the reply was complete (no finish_reason and no [DONE])", base)
+		return s.p.fail(0, provider.ErrTruncated, "the server at %s closed the stream before the reply was complete (%s)", base, s.p.endMarker())
 	}
 	if errors.Is(err, errIdle) {
 		return s.p.fail(0, errors.Join(provider.ErrIdleTimeout, provider.ErrTruncated), "the server at %s sent nothing for %s in the middle of the reply", base, s.p.cfg.IdleTimeout)

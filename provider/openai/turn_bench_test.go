@@ -50,21 +50,33 @@ func benchSpecs() []tools.Spec {
 // HTTP round trip: the part of the cost the cache removes.
 func BenchmarkRealPathTurn(b *testing.B) {
 	const reply = "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	const native = "{\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"done\":false}\n{\"done\":true,\"done_reason\":\"stop\"}\n"
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/api/chat" {
+			_, _ = io.WriteString(w, native)
+			return
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, reply)
 	})}
 	go srv.Serve(ln)
 	b.Cleanup(func() { srv.Close() })
 	specs := benchSpecs()
-	for _, turns := range []int{10, 200} {
-		b.Run(fmt.Sprintf("turn_%d", turns), func(b *testing.B) {
-			p := New(Config{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: "m"})
+	for _, c := range []struct {
+		turns  int
+		numCtx int // Ollama's /api/chat
+	}{{10, 0}, {200, 0}, {200, 32768}} {
+		turns, name := c.turns, fmt.Sprintf("turn_%d", c.turns)
+		if c.numCtx > 0 {
+			name += "_ollama_api_chat"
+		}
+		b.Run(name, func(b *testing.B) {
+			p := New(Config{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: "m", OllamaNumCtx: c.numCtx})
 			// The history at turn `turns`: every request has the same
 			// earlier turns and a new last one, as a run's next request
 			// has, so the adapter encodes one turn and reuses the rest.
@@ -96,6 +108,9 @@ func BenchmarkRealPathTurn(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/turn")
 		})
+		if c.numCtx > 0 {
+			continue
+		}
 		b.Run(fmt.Sprintf("turn_%d_go-openai_marshal", turns), func(b *testing.B) {
 			msgs := history(turns)
 			for i := 0; i < b.N; i++ {
