@@ -34,8 +34,9 @@ M.defaults = {
     size = 15,
     -- Fractions of the editor for 'float'.
     float = { width = 0.8, height = 0.8, border = 'rounded' },
-    -- Move the cursor into the answer window when it opens.
-    focus = false,
+    -- Move the cursor into the answer window when it opens (nil: for the
+    -- float, not for splits).
+    focus = nil,
     -- Fold tool calls (open one with zo).
     fold_tools = true,
     -- Lines of a tool result shown in the answer buffer.
@@ -45,7 +46,56 @@ M.defaults = {
   },
   -- Called with every agent/event's params (after the UI handled it).
   on_event = nil,
+  -- Map `keys` (true), or not (false, the default).
+  keymaps = false,
+  -- folke-style key specs { lhs, rhs, mode = 'n'|{...}, desc = ... }. A
+  -- spec given in setup() replaces the default with the same lhs and mode;
+  -- { lhs, false } removes it.
+  keys = {
+    { '<leader>aa', '<Cmd>AgentAsk<CR>', desc = 'Agent: ask (multi-line prompt)' },
+    { '<leader>aa', ':AgentAsk<CR>', mode = 'x', desc = 'Agent: ask about the selection' },
+    { '<leader>ae', ':AgentEdit<CR>', mode = 'x', desc = 'Agent: edit the selection' },
+    { '<leader>ae', '<Cmd>AgentEdit<CR>', desc = 'Agent: edit the current line' },
+    { '<leader>as', '<Cmd>AgentSessions<CR>', desc = 'Agent: sessions' },
+    { '<leader>am', '<Cmd>AgentModel<CR>', desc = 'Agent: model' },
+    { '<leader>al', '<Cmd>AgentLog<CR>', desc = 'Agent: answer window' },
+    { '<leader>an', '<Cmd>AgentNew<CR>', desc = 'Agent: new session' },
+    { '<leader>ac', '<Cmd>AgentCancel<CR>', desc = 'Agent: cancel the run' },
+  },
 }
+
+local function key_id(k)
+  local mode = k.mode or 'n'
+  if type(mode) == 'table' then
+    mode = table.concat(mode, ',')
+  end
+  return mode .. ' ' .. tostring(k[1])
+end
+
+--- The default keys with the user's specs laid over them.
+function M.merge_keys(base, over)
+  local out, at = {}, {}
+  for _, k in ipairs(base or {}) do
+    table.insert(out, vim.deepcopy(k))
+    at[key_id(k)] = #out
+  end
+  for _, k in ipairs(over or {}) do
+    local i = at[key_id(k)]
+    if i then
+      out[i] = vim.deepcopy(k)
+    else
+      table.insert(out, vim.deepcopy(k))
+      at[key_id(k)] = #out
+    end
+  end
+  local kept = {}
+  for _, k in ipairs(out) do
+    if k[2] then
+      table.insert(kept, k)
+    end
+  end
+  return kept
+end
 
 local function is_list(t)
   if type(t) ~= 'table' then
@@ -125,6 +175,8 @@ function M.validate(c)
   check(p, 'forward_diagnostics', c.forward_diagnostics, 'boolean')
   check(p, 'save_request', c.save_request, 'boolean')
   check(p, 'on_event', c.on_event, 'function', true)
+  check(p, 'keymaps', c.keymaps, 'boolean')
+  check(p, 'keys', c.keys, 'table')
   check(p, 'ui', c.ui, 'table')
   if type(c.ui) == 'table' then
     local layouts = { split = true, vsplit = true, float = true }
@@ -133,7 +185,7 @@ function M.validate(c)
     end
     check(p, 'ui.size', c.ui.size, 'number')
     check(p, 'ui.float', c.ui.float, 'table')
-    check(p, 'ui.focus', c.ui.focus, 'boolean')
+    check(p, 'ui.focus', c.ui.focus, 'boolean', true)
     check(p, 'ui.fold_tools', c.ui.fold_tools, 'boolean')
     check(p, 'ui.max_tool_lines', c.ui.max_tool_lines, 'number')
     check(p, 'ui.show_reasoning', c.ui.show_reasoning, 'boolean')
@@ -161,6 +213,9 @@ M.options = vim.deepcopy(M.defaults)
 --- its problems.
 function M.set(opts)
   local c = M.merge(M.defaults, opts or {})
+  if opts and type(opts.keys) == 'table' then
+    c.keys = M.merge_keys(M.defaults.keys, opts.keys)
+  end
   local problems = M.validate(c)
   M.options = c
   return c, problems

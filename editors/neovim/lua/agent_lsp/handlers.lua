@@ -4,6 +4,7 @@ local config = require('agent_lsp.config')
 local compat = require('agent_lsp.compat')
 local protocol = require('agent_lsp.protocol')
 local session = require('agent_lsp.session')
+local reply = require('agent_lsp.reply')
 local ui = require('agent_lsp.ui')
 
 local M = {}
@@ -42,7 +43,10 @@ local function on_event(_, ev)
       st.running = false
       st.ended = true
       st.last_end = ev
+      st.waiting = 0
       ui.finish(st, ev)
+      M.report_hidden()
+      vim.cmd('redrawstatus!')
       -- For statuslines and user hooks: require('agent_lsp').state().last_end.
       vim.api.nvim_exec_autocmds('User', { pattern = 'AgentLspDone', modeline = false })
     end
@@ -53,8 +57,9 @@ local function on_event(_, ev)
   end
 end
 
--- How long a permission prompt may wait before 0.10: the server's
--- approvalTimeout (default 5m), after which it denies anyway.
+-- How long a permission prompt may wait where only vim.wait can (see
+-- reply.lua): the server's approvalTimeout (default 5m), after which it
+-- denies anyway.
 local function approval_wait_ms()
   local t = config.get().settings.approvalTimeout
   local n, unit = tostring(t or ''):match('^(%d+)([smh])$')
@@ -65,45 +70,105 @@ local function approval_wait_ms()
   return 5 * 60000 + 1000
 end
 
--- window/showMessageRequest through vim.ui.select, so any picker works.
--- Where Neovim runs server requests in a coroutine (0.10+) the handler
--- yields until the choice; before, it waits with vim.wait, which a
--- synchronous picker (the default inputlist, a test stub) answers at once.
-local function on_message_request(_, params)
+local function client_of(ctx)
+  return ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id)
+end
+
+-- window/showMessageRequest through vim.ui.select, so any picker works; the
+-- answer is sent when the picker calls back (reply.lua), so an asynchronous
+-- picker (telescope, fzf-lua, dressing) neither freezes the editor nor
+-- times out. The server lists the safe action first: it is the default.
+local function on_message_request(_, params, ctx)
   params = params or {}
   local actions = params.actions or {}
   if #actions == 0 then
     notify(tostring(params.message))
     return vim.NIL
   end
-  local done, choice, waiting = false, nil, false
-  local co = coroutine.running()
-  local in_co = co ~= nil and not select(2, coroutine.running())
-  vim.ui.select(actions, {
-    prompt = params.message,
-    kind = 'agent_lsp.permission',
-    format_item = function(a)
-      return a.title
-    end,
-  }, function(item)
-    choice, done = item, true
-    if waiting then
-      vim.schedule(function()
-        coroutine.resume(co)
-      end)
-    end
-  end)
-  if not done then
-    if in_co then
-      waiting = true
-      coroutine.yield()
-    else
-      vim.wait(approval_wait_ms(), function()
-        return done
-      end, 50)
+  return reply.ask(client_of(ctx), function(done)
+    vim.ui.select(actions, {
+      prompt = params.message,
+      kind = 'agent_lsp.permission',
+      format_item = function(a)
+        return a.title
+      end,
+    }, done)
+  end, vim.NIL, approval_wait_ms())
+end
+
+-- agent/approve: the richer prompt for our own client, its choices Deny
+-- first. The run's answer buffer shows the pending call and the choice;
+-- status() says "waiting for your approval" meanwhile.
+local function on_approve(_, params, ctx)
+  params = params or {}
+  local choices = params.choices or {}
+  if #choices == 0 then
+    choices = { { id = protocol.choices.DENY, title = protocol.actions.DENY } }
+  end
+  local st = params.sessionId and session.by_id(params.sessionId)
+  if st then
+    st.waiting = (st.waiting or 0) + 1
+    ui.approval(st, params)
+    vim.cmd('redrawstatus')
+  end
+  return reply.ask(client_of(ctx), function(done)
+    vim.ui.select(choices, {
+      prompt = params.message or ('agent-lsp: the agent wants to ' .. tostring(params.action) .. ' ' .. tostring(params.subject)),
+      kind = 'agent_lsp.approve',
+      format_item = function(c)
+        return c.title
+      end,
+    }, function(item)
+      local choice = item and item.id or protocol.choices.DENY
+      if st then
+        st.waiting = math.max(0, (st.waiting or 1) - 1)
+        ui.approved(st, params, choice)
+        vim.cmd('redrawstatus')
+      end
+      done({ choice = choice })
+    end)
+  end, { choice = protocol.choices.DENY }, approval_wait_ms())
+end
+
+-- Files the agent's edits touched since the last report (workspace/applyEdit).
+local changed = {}
+
+-- workspace/applyEdit: Neovim's own handler, noting the files it touches.
+local function on_apply_edit(err, params, ctx, cfg)
+  local e = params and params.edit or {}
+  for uri in pairs(e.changes or {}) do
+    changed[uri] = true
+  end
+  for _, dc in ipairs(e.documentChanges or {}) do
+    local u = dc.textDocument and dc.textDocument.uri or dc.newUri or dc.uri
+    if u then
+      changed[u] = true
     end
   end
-  return choice or vim.NIL
+  return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, cfg)
+end
+
+--- Tells the user which of the files the agent changed are shown in no
+--- window (they became hidden, maybe unsaved, buffers); returns their names.
+function M.report_hidden()
+  local hidden = {}
+  for uri in pairs(changed) do
+    local ok, fname = pcall(vim.uri_to_fname, uri)
+    local b = ok and vim.fn.bufnr(fname) or -1
+    if b ~= -1 and #vim.fn.win_findbuf(b) == 0 then
+      local name = vim.fn.fnamemodify(fname, ':~:.')
+      if vim.bo[b].modified then
+        name = name .. ' [+]'
+      end
+      table.insert(hidden, name)
+    end
+  end
+  changed = {}
+  table.sort(hidden)
+  if #hidden > 0 then
+    notify('the agent changed files not shown in a window: ' .. table.concat(hidden, ', ') .. ' (:ls lists them; [+] = not saved yet)')
+  end
+  return hidden
 end
 
 local function buffer_for(fname)
@@ -143,6 +208,8 @@ function M.handlers()
     [protocol.EVENT] = on_event,
     [protocol.SAVE_DOCUMENTS] = on_save_documents,
     ['window/showMessageRequest'] = on_message_request,
+    [protocol.APPROVE] = on_approve,
+    ['workspace/applyEdit'] = on_apply_edit,
   }
 end
 
@@ -206,6 +273,46 @@ function M.forward_diagnostics(bufnr)
       })
     end
   end, 150)
+end
+
+-- Fix with agent on 0.11+ ---------------------------------------------------
+
+local function overlaps(d, r)
+  return d.range.start.line <= r['end'].line and d.range['end'].line >= r.start.line
+end
+
+--- Neovim 0.11+ sends each server only its own diagnostics in a code
+--- action's context, so agent-lsp would never offer "Fix with agent" for
+--- another server's. When the context is empty, fill it with the
+--- diagnostics this plugin forwards (agent/diagnostics: every namespace)
+--- on the requested lines. Hooks the client's RPC, where the request is
+--- made whatever the Neovim version calls it from.
+function M.code_action_fallback(client)
+  local rpc = client and client.rpc
+  if type(rpc) ~= 'table' or type(rpc.request) ~= 'function' or rpc.agent_lsp_fallback then
+    return
+  end
+  local orig = rpc.request
+  rpc.request = function(method, params, ...)
+    if method == 'textDocument/codeAction' and type(params) == 'table' and params.context
+      and (params.context.diagnostics == nil or #params.context.diagnostics == 0) and params.textDocument then
+      local b = vim.uri_to_bufnr(params.textDocument.uri)
+      if vim.api.nvim_buf_is_loaded(b) and params.range then
+        local out = {}
+        for _, d in ipairs(M.lsp_diagnostics(b, client.offset_encoding or 'utf-16')) do
+          if overlaps(d, params.range) then
+            table.insert(out, d)
+          end
+        end
+        if #out > 0 then
+          params = vim.deepcopy(params)
+          params.context.diagnostics = out
+        end
+      end
+    end
+    return orig(method, params, ...)
+  end
+  rpc.agent_lsp_fallback = true
 end
 
 return M

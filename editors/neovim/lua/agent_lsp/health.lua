@@ -115,6 +115,10 @@ function M.check()
     h.warn('the server reported no sandbox')
   elseif d.sandbox:match('^FAIL') then
     h.error('sandbox: ' .. d.sandbox, { 'without a sandbox the bash tool is not offered (see agent-lsp doctor)' })
+  elseif d.sandbox:find('WARNING', 1, true) or d.sandbox:find('!!!', 1, true) or d.sandbox:lower():find('not confined', 1, true) then
+    -- The server's own warning (a weaker layer, no confinement): say it as
+    -- a warning, in its words.
+    h.warn('sandbox: ' .. d.sandbox)
   else
     h.ok('sandbox: ' .. d.sandbox)
   end

@@ -104,6 +104,15 @@ function M.prompt(text, opts)
       params.range = M.make_range(bufnr, opts.line1, opts.line2 or opts.line1, opts.selection, client.offset_encoding or 'utf-16')
     end
   end
+  -- #buffer / #file:path mentions, and the model :AgentModel chose.
+  local items, missing = require('agent_lsp.context').parse(text, bufnr, client.config.root_dir)
+  if #items > 0 then
+    params.context = items
+  end
+  if #missing > 0 then
+    notify('no such file: ' .. table.concat(missing, ', '), vim.log.levels.WARN)
+  end
+  params.model = require('agent_lsp.models').get(client.config.root_dir)
   st.running, st.ended, st.client_id, st.tools = true, false, client.id, {}
   st.runs = st.runs + 1
   st.last_end, st.result = nil, nil
@@ -130,6 +139,7 @@ function M.prompt(text, opts)
       st.last_end = result
       ui.finish(st, result)
     end
+    vim.cmd('redrawstatus!')
   end, bufnr)
   if not ok then
     st.running = false
@@ -210,6 +220,7 @@ function M.commands(bufnr)
   def('AgentLog', function()
     M.log()
   end, { nargs = 0, desc = "Show this tab's agent answer buffer" })
+  require('agent_lsp.chat_commands')(def, M)
 end
 
 --- on_attach: buffer-local commands and the first diagnostics.
@@ -245,7 +256,7 @@ function M.lsp_config(root)
   local c = config.get()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  caps.experimental.agentLsp = { saveRequest = c.save_request }
+  caps.experimental.agentLsp = { saveRequest = c.save_request, approve = true }
   local settings = c.settings
   if settings and next(settings) == nil then
     settings = nil
@@ -261,6 +272,10 @@ function M.lsp_config(root)
     capabilities = caps,
     handlers = M.handlers(),
     on_attach = M.on_attach,
+    on_init = function(client)
+      require('agent_lsp.reply').hook(client)
+      handlers.code_action_fallback(client)
+    end,
     on_exit = on_exit,
   }
 end
@@ -313,6 +328,7 @@ function M.setup(opts)
   end
   ui.highlights()
   M.commands()
+  require('agent_lsp.compose').keymaps()
   local group = vim.api.nvim_create_augroup('agent_lsp', { clear = true })
   vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = ui.highlights })
   if config.get().auto_attach then

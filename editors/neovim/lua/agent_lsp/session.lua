@@ -29,6 +29,9 @@ function M.status()
   if not st then
     return ''
   end
+  if st.running and (st.waiting or 0) > 0 then
+    return 'agent: waiting for your approval'
+  end
   if st.running then
     return 'agent: running'
   end

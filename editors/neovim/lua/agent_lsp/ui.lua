@@ -81,17 +81,26 @@ function M.show(state, focus)
   if focus == nil then
     focus = ui.focus
   end
+  if focus == nil then
+    -- A float over the code is for reading: focus it; a split stays aside.
+    focus = ui.layout == 'float'
+  end
   if not win then
     local prev = vim.api.nvim_get_current_win()
     if ui.layout == 'float' then
       local cols, rows = vim.o.columns, vim.o.lines
       local w = math.max(20, math.floor(cols * ui.float.width))
       local h = math.max(5, math.floor((rows - 2) * ui.float.height))
-      win = vim.api.nvim_open_win(b, focus, {
+      local o = {
         relative = 'editor', width = w, height = h,
         row = math.floor((rows - 2 - h) / 2), col = math.floor((cols - w) / 2),
         style = 'minimal', border = ui.float.border,
-      })
+      }
+      if vim.fn.has('nvim-0.9') == 1 and o.border ~= 'none' then
+        o.title, o.title_pos = ' agent-lsp ', 'center'
+      end
+      -- (0.7/0.8 have no float titles; the buffer name says what it is.)
+      win = vim.api.nvim_open_win(b, focus, o)
     else
       local cmd = ui.layout == 'vsplit' and ('botright %dvsplit'):format(ui.size)
         or ('botright %dsplit'):format(ui.size)
@@ -134,11 +143,19 @@ local function append_lines(state, lines, hl)
   return first
 end
 
-local function follow(state)
+-- Keeps the end of the answer in view: always in a window the user is not
+-- in, and in the focused one while its cursor is on the last lines (so
+-- reading further up is not disturbed); force for the footer.
+local function follow(state, force)
   local win = M.window(state)
-  if win and vim.api.nvim_get_current_win() ~= win then
-    pcall(vim.api.nvim_win_set_cursor, win, { line_count(state.bufnr), 0 })
+  if not win then
+    return
   end
+  local n = line_count(state.bufnr)
+  if vim.api.nvim_get_current_win() ~= win or force or vim.api.nvim_win_get_cursor(win)[1] >= (state.seen or n) - 2 then
+    pcall(vim.api.nvim_win_set_cursor, win, { n, 0 })
+  end
+  state.seen = n
 end
 
 --- Streams a text delta at the end of the buffer.
@@ -276,6 +293,47 @@ function M.finish(state, ev)
     table.insert(lines, 2, '> ' .. ev.error)
   end
   append_lines(state, lines, 'AgentLspFooter')
+  follow(state, true)
+end
+
+--- A permission prompt is pending: a card in the answer buffer.
+function M.approval(state, p)
+  local lines = { ('> ⏸ waiting for your approval: %s `%s`'):format(tostring(p.action or p.tool), tostring(p.subject or '')) }
+  for _, r in ipairs(p.reasons or {}) do
+    table.insert(lines, '>   ' .. tostring(r))
+  end
+  local first = append_lines(state, lines, 'AgentLspWarning')
+  -- Inside the tool call's fold, opened while it waits.
+  local header = state.tools and state.tools[p.callId or '']
+  if header then
+    for i = first, first + #lines - 1 do
+      folds[state.bufnr][i] = '1'
+    end
+  end
+  follow(state, true)
+  local win = M.window(state)
+  if win and header then
+    vim.api.nvim_win_call(win, function()
+      pcall(vim.cmd, 'normal! zx' .. header .. 'Gzv')
+    end)
+  end
+end
+
+local said = { deny = 'denied', allow = 'allowed once', allow_session = 'allowed for this session', allow_server = 'allowed this server for this session' }
+
+--- The user's answer to a permission prompt.
+function M.approved(state, p, choice)
+  local first = append_lines(state, { ('> %s: `%s`'):format(said[choice] or tostring(choice), tostring(p.subject or '')) }, 'AgentLspWarning')
+  local header = state.tools and state.tools[p.callId or '']
+  if header then
+    folds[state.bufnr][first] = '1'
+    local win = M.window(state)
+    if win then
+      vim.api.nvim_win_call(win, function()
+        pcall(vim.cmd, header .. 'foldclose')
+      end)
+    end
+  end
   follow(state)
 end
 
