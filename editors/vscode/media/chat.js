@@ -82,6 +82,8 @@
       if (t.ending && (t.ending.label || t.ending.error)) {
         turn.appendChild(el('div', 'ending ' + t.ending.reason, [t.ending.label, t.ending.error].filter(Boolean).join(' ')));
       }
+      // The files the turn changed, with diff and undo (media/changes.js).
+      if (t.changes) turn.appendChild(window.agentLspChanges(t.changes, (m) => vscode.postMessage(m)));
       log.appendChild(turn);
     });
     if (atBottom) log.scrollTop = log.scrollHeight;

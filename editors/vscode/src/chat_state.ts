@@ -2,6 +2,7 @@
 // into it. Pure: the chat view renders what view() returns.
 import type { AgentEvent, PromptResult, Range, Todo, Usage } from './lsp_ext';
 import { escapeHtml, renderMarkdown } from './markdown';
+import { ChangesView, changesViews, fromEvent, TurnChanges } from './changes_state';
 
 export interface ToolBlock {
   kind: 'tool';
@@ -26,6 +27,8 @@ export interface Turn {
   context?: string;
   blocks: Block[];
   ending?: { reason: string; error?: string };
+  /** The files the run changed (changes_state.ts). */
+  changes?: TurnChanges;
 }
 
 export interface ChatState {
@@ -134,6 +137,9 @@ export function reduce(s: ChatState, ev: AgentEvent): ChatState {
     case 'compaction':
       b.push({ kind: 'note', text: `Conversation summarised: ${ev.tokensBefore} → ${ev.tokensAfter} tokens (${ev.messages} messages).` });
       break;
+    case 'changes':
+      turn.changes = fromEvent(ev.changes);
+      break;
     case 'end':
       return finishRun({ ...s, sessionId, turns }, { ...ev, sessionId: ev.sessionId });
     default:
@@ -152,6 +158,7 @@ export function finishRun(s: ChatState, r: PromptResult): ChatState {
   const hasText = turn.blocks.some((x) => x.kind === 'text');
   if (!hasText && r.text) turn.blocks.push({ kind: 'text', text: r.text });
   turn.ending = { reason: r.reason, error: r.error };
+  turn.changes ??= fromEvent(r.changes);
   const runUsage = r.usage && (r.usage.inputTokens || r.usage.outputTokens) ? { ...r.usage } : s.runUsage;
   for (const x of turn.blocks) if (x.kind === 'tool' && x.running) x.running = false;
   return { ...s, running: false, sessionId: r.sessionId || s.sessionId, turns, runUsage, usage: add(s.usage, runUsage) };
@@ -187,6 +194,7 @@ export interface TurnView {
   context?: string;
   blocks: BlockView[];
   ending?: { reason: string; label: string; error?: string };
+  changes?: ChangesView;
 }
 export interface ViewModel {
   running: boolean;
@@ -250,7 +258,9 @@ const maxResult = 20000;
 
 /** view turns the state into what the webview draws; markdown becomes safe HTML here. */
 export function view(s: ChatState): ViewModel {
-  const turns = s.turns.map((t): TurnView => ({
+  const changes = changesViews(s.turns, s.running);
+  const turns = s.turns.map((t, i): TurnView => ({
+    changes: changes[i],
     role: t.role,
     text: t.text,
     context: t.context,

@@ -4,6 +4,7 @@ import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { AgentEvent, CancelNotification, EventNotification, PromptParams, PromptRequest } from './lsp_ext';
+import { Changes, ChangesMessage, isChangesMessage } from './changes';
 import { ChatState, contextLabel, emptyState, failRun, finishRun, newSessionId, reduce, startRun, view } from './chat_state';
 
 export interface EditorContext {
@@ -16,7 +17,8 @@ type FromWebview =
   | { type: 'submit'; text: string }
   | { type: 'stop' }
   | { type: 'newChat' }
-  | { type: 'openLink'; href: string };
+  | { type: 'openLink'; href: string }
+  | ChangesMessage;
 
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'agentLsp.chat';
@@ -25,6 +27,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private cts?: vscode.CancellationTokenSource;
   private timer?: NodeJS.Timeout;
   private subs: vscode.Disposable[] = [];
+  /** Review and undo of the turns' changes (changes.ts). */
+  private readonly changes = new Changes(() => this.getClient(), { state: () => this.state, update: (s: ChatState) => this.update(s) });
 
   constructor(
     private readonly extUri: vscode.Uri,
@@ -33,7 +37,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   /** attach listens to a (re)started client's events. */
   attach(client: LanguageClient): void {
-    this.subs.push(client.onNotification(EventNotification, (ev: AgentEvent) => this.update(reduce(this.state, ev))));
+    this.subs.push(client.onNotification(EventNotification, (ev: AgentEvent) => {
+      this.update(reduce(this.state, ev));
+      // The run's journal turn is closed when its changes are announced.
+      if (ev.type === 'changes' && ev.changes.length > 0) void this.changes.sync();
+    }));
   }
 
   resolveWebviewView(v: vscode.WebviewView): void {
@@ -63,6 +71,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         if (/^(https?:|mailto:)/.test(m.href)) void vscode.env.openExternal(vscode.Uri.parse(m.href));
         else if (m.href.startsWith('file:')) void vscode.window.showTextDocument(vscode.Uri.parse(m.href));
         break;
+      default:
+        if (isChangesMessage(m)) void this.changes.onMessage(m);
     }
   }
 
@@ -147,11 +157,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const nonce = crypto.randomBytes(16).toString('base64');
     const css = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
     const js = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js'));
+    const changesJs = w.asWebviewUri(vscode.Uri.joinPath(media, 'changes.js'));
+    const changesCss = w.asWebviewUri(vscode.Uri.joinPath(media, 'changes.css'));
     return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${w.cspSource}; script-src 'nonce-${nonce}'; img-src ${w.cspSource}; font-src ${w.cspSource};">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css}"><title>Agent</title></head>
+<link rel="stylesheet" href="${css}"><link rel="stylesheet" href="${changesCss}"><title>Agent</title></head>
 <body>
 <div id="todos" hidden></div>
 <div id="log" role="log" aria-live="polite"></div>
@@ -165,12 +177,14 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     <button type="submit" id="send" title="Send (Enter)">Send</button>
   </div>
 </form>
+<script nonce="${nonce}" src="${changesJs}"></script>
 <script nonce="${nonce}" src="${js}"></script>
 </body></html>`;
   }
 
   dispose(): void {
     this.cts?.cancel();
+    this.changes.dispose();
     for (const d of this.subs) d.dispose();
     this.subs = [];
   }
