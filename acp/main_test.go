@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
+
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -34,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := tmpcheck.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -50,7 +50,9 @@ func (r *run) runOne(ctx context.Context, c ToolCall) (tools.Result, Ending, str
 	r.res.ToolCalls++
 	r.obs(Event{Type: EvToolStart, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments}})
 	gen := r.s.todoVersion()
-	out := r.tools.Dispatch(ctx, c)
+	live := newLiveEmitter(r.obs, c)
+	out := r.tools.Dispatch(live.context(ctx), c)
+	live.close()
 	if r.s.todoVersion() != gen {
 		r.obs(Event{Type: EvTodos, Todos: r.s.Todos()})
 	}

@@ -10,9 +10,12 @@ const (
 	EvReasoning EventType = "reasoning"
 	EvToolStart EventType = "tool_start"
 	EvToolEnd   EventType = "tool_result"
-	EvWarning   EventType = "warning"
-	EvUsage     EventType = "usage"
-	EvEnd       EventType = "end"
+	// EvToolOutput carries output of a running call (bash), throttled;
+	// Text is the new output, Tool names the call.
+	EvToolOutput EventType = "tool_output"
+	EvWarning    EventType = "warning"
+	EvUsage      EventType = "usage"
+	EvEnd        EventType = "end"
 	// EvTodos carries the whole todo list after write_todos changed it.
 	EvTodos EventType = "todos"
 	// EvCompaction says the conversation was summarised to fit the window.

@@ -7,6 +7,7 @@ import "encoding/json"
 //
 //	{"type":"text","text":"Hel"}
 //	{"type":"tool_start","id":"call_1","name":"read_file","arguments":"{…}"}
+//	{"type":"tool_output","id":"call_1","name":"bash","text":"ok\n"}
 //	{"type":"tool_result","id":"call_1","name":"read_file","arguments":"{…}","result":"…","isError":false}
 //	{"type":"usage","usage":{"inputTokens":10,"outputTokens":2}}
 //	{"type":"end","reason":"end_turn","turns":2,"toolCalls":1,"usage":{…},"text":"…"}
@@ -43,6 +44,13 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Type EventType `json:"type"`
 			*Result
 		}{e.Type, e.Result})
+	case e.Type == EvToolOutput && e.Tool != nil:
+		return json.Marshal(struct {
+			Type EventType `json:"type"`
+			ID   string    `json:"id"`
+			Name string    `json:"name"`
+			Text string    `json:"text"`
+		}{e.Type, e.Tool.ID, e.Tool.Name, e.Text})
 	case e.Tool != nil:
 		t := e.Tool
 		type start struct {

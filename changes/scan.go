@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,8 +64,9 @@ type Diff struct {
 
 // Scanner sees which files a command changed in a workspace.
 type Scanner struct {
-	root  string
-	store blobs
+	root    string
+	store   blobs
+	exclude []string // slash paths under root never looked at
 
 	mu    sync.Mutex
 	index map[string]entry
@@ -79,8 +81,17 @@ type Scanner struct {
 // NewScanner returns a scanner of root that keeps contents in storeDir
 // (shared by the sessions of one workspace; contents unused for a week
 // are pruned).
-func NewScanner(root, storeDir string) *Scanner {
+//
+// exclude are directories never looked at: agent-lsp's state directory,
+// when the workspace holds it (a workspace that is the home directory), so
+// the journal does not record its own store.
+func NewScanner(root, storeDir string, exclude ...string) *Scanner {
 	s := &Scanner{root: root, store: blobs{storeDir}, base: make(chan struct{})}
+	for _, d := range exclude {
+		if rel, err := filepath.Rel(root, d); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+			s.exclude = append(s.exclude, filepath.ToSlash(rel))
+		}
+	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	return s
 }
@@ -167,6 +178,9 @@ func (s *Scanner) scanLocked(ctx context.Context, extra []string) ([]Diff, []str
 			seen[rel] = stat{size: st.Size, mtime: st.ModTime, ctime: st.ChangeTime, ino: st.Inode}
 		},
 		SkipDir: func(name string) bool { return slices.Contains(Heavy, name) },
+		Exclude: func(rel string) bool {
+			return slices.ContainsFunc(s.exclude, func(d string) bool { return rel == d || hasPrefixDir(rel, d) })
+		},
 		Ignored: func(rel string) {
 			if fi, err := r.Lstat(rel); err == nil {
 				dirs[rel] = statOf(fi)

@@ -107,3 +107,28 @@ func TestScannerLargeFileNotKept(t *testing.T) {
 		t.Errorf("conflicts = %+v", p.Conflicts)
 	}
 }
+
+// agent-lsp's own state directory, when the workspace holds it (the
+// workspace is the home directory), is never looked at: the journal does
+// not record its own store or the transcripts.
+func TestScannerExcludesTheStateDir(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	state := filepath.Join(root, ".local", "state", "agent-lsp")
+	writeFile(t, root, "a.txt", "a\n")
+	s := NewScanner(root, filepath.Join(state, "baseline"), state)
+	s.Prepare()
+	ctx := context.Background()
+	if err := s.Before(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, ".local/state/agent-lsp/sessions/x.jsonl", "{}\n")
+	writeFile(t, root, "b.txt", "b\n")
+	diffs, notes, err := s.After(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) != 1 || diffs[0].Path != "b.txt" || len(notes) != 0 {
+		t.Fatalf("diffs %+v, notes %v", diffs, notes)
+	}
+}

@@ -170,6 +170,9 @@ type SessionOptions struct {
 	// ReadOnly starts the session in read-only mode: no edits, no bash
 	// (Harness.SetReadOnly switches it later).
 	ReadOnly bool
+	// Model, when set, is the model this session talks to instead of the
+	// configured one (the editor's model picker).
+	Model string
 }
 
 // Build assembles one session's harness.
@@ -177,6 +180,9 @@ func (f *Factory) Build(o SessionOptions) (*Harness, error) {
 	cfg := f.Config()
 	if o.MaxTurns > 0 {
 		cfg.MaxTurns = o.MaxTurns
+	}
+	if o.Model != "" {
+		cfg.Model = o.Model
 	}
 	return New(Options{
 		Root: f.opts.Root, Config: cfg, Workspace: o.Workspace, Approver: o.Approver, Trust: o.Trust, MCPServers: o.MCPServers, AskHint: o.AskHint,

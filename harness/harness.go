@@ -185,7 +185,7 @@ func New(opts Options) (_ *Harness, err error) {
 	redactor := tools.NewRedactor(secretValues(os.Environ(), secrets(cfg)...)...)
 	if h.Sandbox != nil {
 		sync, _ := ws.(tools.Syncer)
-		h.checkpoints.scanner = changes.NewScanner(opts.Root, filepath.Join(wsState, "baseline"))
+		h.checkpoints.scanner = changes.NewScanner(opts.Root, filepath.Join(wsState, "baseline"), state)
 		h.closers = append(h.closers, h.checkpoints.scanner.Close)
 		shell := &journalShell{Shell: h.Sandbox, cp: h.checkpoints}
 		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: shell, Spill: h.Spill, Sync: sync, Redactor: redactor}))

@@ -81,7 +81,7 @@ func trustVia(a Approver) mcp.TrustFunc {
 		ans, err := a.Approve(ctx, ApprovalRequest{
 			Tool:        "the workspace's MCP server " + s.Name,
 			Subject:     s.Describe(),
-			Reason:      s.Source + " declares this server; it would run with your rights, outside the sandbox. \"Allow\" remembers this exact definition for this workspace (a changed one asks again).",
+			Reason:      s.Source + " declares this server; it would run with your rights, outside the sandbox. Allowing it remembers this exact definition for this workspace (a changed one asks again).",
 			SessionRule: "starting it in this session only",
 		})
 		switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/agent-lsp/agent-lsp/internal/text"
 	"go.lsp.dev/jsonrpc2"
@@ -14,6 +15,10 @@ import (
 const (
 	cmdFix     = "agent-lsp.fix"
 	cmdRewrite = "agent-lsp.rewrite"
+	// cmdEdit is the inline edit: the user's instruction on a range
+	// (VS Code's Ctrl+I-style command, Neovim's :AgentEdit). It is not
+	// offered as a code action: it needs the instruction.
+	cmdEdit = "agent-lsp.edit"
 )
 
 // DefaultRewriteInstruction is what "Rewrite with agent" asks for unless
@@ -45,11 +50,13 @@ type codeAction struct {
 	Command     *protocol.Command       `json:"command,omitempty"`
 }
 
-// actionArgs is the argument of both commands.
+// actionArgs is the argument of the commands.
 type actionArgs struct {
 	URI        string      `json:"uri"`
 	Range      Range       `json:"range"`
 	Diagnostic *Diagnostic `json:"diagnostic,omitempty"`
+	// Instruction is what agent-lsp.edit asks for.
+	Instruction string `json:"instruction,omitempty"`
 }
 
 // codeAction lists the agent's actions; it never calls the model.
@@ -83,12 +90,15 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	if p.Command != cmdFix && p.Command != cmdRewrite {
+	if p.Command != cmdFix && p.Command != cmdRewrite && p.Command != cmdEdit {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
 	var a actionArgs
 	if len(p.Arguments) != 1 || json.Unmarshal(p.Arguments[0], &a) != nil || a.URI == "" {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes one argument {uri, range, diagnostic?}", p.Command)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes one argument {uri, range, diagnostic?, instruction?}", p.Command)
+	}
+	if p.Command == cmdEdit && strings.TrimSpace(a.Instruction) == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs an instruction", p.Command)
 	}
 	path := uriPath(a.URI)
 	if path == "" {
@@ -109,20 +119,24 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	pp.TextDocument = &struct {
 		URI string `json:"uri"`
 	}{a.URI}
-	if p.Command == cmdFix {
+	switch p.Command {
+	case cmdFix:
 		msg := "the diagnostic"
 		if a.Diagnostic != nil {
 			msg = fmt.Sprintf("%q", a.Diagnostic.Message)
 		}
 		pp.Prompt = fmt.Sprintf("Fix %s at line %d of this file with the smallest correct edit.", msg, r.Start.Line+1)
-		lim.title = "Fix with agent"
-	} else {
+		lim.title, lim.origin = "Fix with agent", "fix"
+	case cmdEdit:
+		pp.Prompt = strings.TrimSpace(a.Instruction) + "\n\nApply this to the selection and only change the selection."
+		lim.title, lim.origin = "Edit: "+text.OneLine(a.Instruction, 60), "edit"
+	default:
 		instr := st.RewriteInstruction
 		if instr == "" {
 			instr = DefaultRewriteInstruction
 		}
 		pp.Prompt = instr + " Only change the selection."
-		lim.title = "Rewrite with agent"
+		lim.title, lim.origin = "Rewrite with agent", "rewrite"
 	}
 	ctx, done := s.detach(ctx)
 	defer done()

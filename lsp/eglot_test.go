@@ -14,8 +14,10 @@ import (
 
 // TestEglotClient runs testdata/clients/eglot_test.el in batch Emacs with
 // eglot against the real binary, using the README's eglot snippets: the
-// scripted model edits the unsaved buffer and runs a bash command the
-// driver allows. It needs emacs and eglot (Debian emacs-nox, elpa-eglot).
+// scripted model edits the unsaved buffer and asks to run a bash command;
+// the driver answers the permission prompt as Enter does, with eglot's
+// default (the first action), which must deny: made.txt is not created.
+// It needs emacs and eglot (Debian emacs-nox, elpa-eglot).
 func TestEglotClient(t *testing.T) {
 	t.Parallel()
 	const hint = "apt-get install --no-install-recommends emacs-nox elpa-eglot (scripts/test does)"

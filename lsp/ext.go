@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"sort"
 
-	"github.com/agent-lsp/agent-lsp/agent"
 	"go.lsp.dev/jsonrpc2"
 )
 
 // The agent/… methods: this table is the protocol extension, and
-// docs/protocol.md documents exactly these methods (a test checks it).
+// docs/protocol.md documents exactly these methods (a test checks it, and
+// the editors' mirrors, editors/vscode/src/lsp_ext.ts and
+// editors/neovim/lua/agent_lsp/protocol.lua, are checked against it too).
+// The payload types are in ext_types.go.
 const (
 	// MethodPrompt (client→server request) runs the agent on a prompt.
 	MethodPrompt = "agent/prompt"
@@ -30,6 +32,24 @@ const (
 	MethodChanges = "agent/changes"
 	// MethodUndo (client→server request) takes back turns of a session.
 	MethodUndo = "agent/undo"
+	// MethodApprove (server→client request) asks the user about a risky
+	// tool call; sent only to clients declaring
+	// capabilities.experimental.agentLsp.approve (others get
+	// window/showMessageRequest).
+	MethodApprove = "agent/approve"
+	// MethodSessions (client→server request) lists the workspace's
+	// recorded sessions.
+	MethodSessions = "agent/sessions"
+	// MethodSessionHistory (client→server request) returns one session's
+	// messages and tool calls, for display.
+	MethodSessionHistory = "agent/sessionHistory"
+	// MethodRenameSession (client→server request) sets a session's title.
+	MethodRenameSession = "agent/renameSession"
+	// MethodDeleteSession (client→server request) deletes a recorded
+	// session.
+	MethodDeleteSession = "agent/deleteSession"
+	// MethodModels (client→server request) lists the endpoint's models.
+	MethodModels = "agent/models"
 )
 
 // Direction says who sends an extension method.
@@ -52,40 +72,39 @@ type ExtMethod struct {
 	handle         func(*Server, context.Context, json.RawMessage) (any, error)
 }
 
+// handler decodes a method's params into P and calls h.
+func handler[P any](h func(*Server, context.Context, P) (any, error)) func(*Server, context.Context, json.RawMessage) (any, error) {
+	return func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+		var p P
+		if err := decode(raw, &p); err != nil {
+			return nil, err
+		}
+		return h(s, ctx, p)
+	}
+}
+
 // Extensions is the table of agent/… methods.
 var Extensions = []ExtMethod{
 	{Name: MethodPrompt, Direction: ClientToServer, Request: true, Params: PromptParams{}, Result: PromptResult{},
-		handle: func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
-			var p PromptParams
-			if err := decode(raw, &p); err != nil {
-				return nil, err
-			}
+		handle: handler(func(s *Server, ctx context.Context, p PromptParams) (any, error) {
 			if p.Prompt == "" {
 				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "prompt is empty")
 			}
 			ctx, done := s.detach(ctx)
 			defer done()
 			return s.prompt(ctx, p, runLimits{})
-		}},
+		})},
 	{Name: MethodCancel, Direction: ClientToServer, Params: CancelParams{},
-		handle: func(s *Server, _ context.Context, raw json.RawMessage) (any, error) {
-			var p CancelParams
-			if err := decode(raw, &p); err != nil {
-				return nil, err
-			}
+		handle: handler(func(s *Server, _ context.Context, p CancelParams) (any, error) {
 			s.cancelSession(p.SessionID)
 			return nil, nil
-		}},
+		})},
 	{Name: MethodEvent, Direction: ServerToClient, Params: EventParams{}},
 	{Name: MethodDiagnostics, Direction: ClientToServer, Params: DiagnosticsParams{},
-		handle: func(s *Server, _ context.Context, raw json.RawMessage) (any, error) {
-			var p DiagnosticsParams
-			if err := decode(raw, &p); err != nil {
-				return nil, err
-			}
+		handle: handler(func(s *Server, _ context.Context, p DiagnosticsParams) (any, error) {
 			s.diags.set(uriPath(p.URI), p.Diagnostics)
 			return nil, nil
-		}},
+		})},
 	{Name: MethodSaveDocuments, Direction: ServerToClient, Request: true, Params: SaveDocumentsParams{}, Result: SaveDocumentsResult{}},
 	{Name: MethodChanges, Direction: ClientToServer, Request: true, Params: ChangesParams{}, Result: ChangesResult{},
 		handle: func(s *Server, _ context.Context, raw json.RawMessage) (any, error) {
@@ -105,53 +124,17 @@ var Extensions = []ExtMethod{
 			defer done()
 			return s.undo(ctx, p)
 		}},
-}
-
-// PromptParams are agent/prompt's params.
-type PromptParams struct {
-	Prompt string `json:"prompt"`
-	// SessionID continues that conversation; empty starts a new one.
-	SessionID string `json:"sessionId,omitempty"`
-	// TextDocument and Range, when given, are context for the model.
-	TextDocument *struct {
-		URI string `json:"uri"`
-	} `json:"textDocument,omitempty"`
-	Range *Range `json:"range,omitempty"`
-	// Mode, when set, switches the session to "default" or "read-only"
-	// (no edits, no bash) for this prompt and the ones after it.
-	Mode string `json:"mode,omitempty"`
-}
-
-// PromptResult is agent/prompt's result: how the run ended.
-type PromptResult struct {
-	SessionID string `json:"sessionId"`
-	agent.Result
-}
-
-// CancelParams are agent/cancel's params.
-type CancelParams struct {
-	SessionID string `json:"sessionId"`
-}
-
-// EventParams are agent/event's params: agent.Event's flat JSON plus the
-// session id, e.g. {"sessionId":"s1","type":"text","text":"Hel"}.
-type EventParams = json.RawMessage
-
-// DiagnosticsParams are agent/diagnostics's params.
-type DiagnosticsParams struct {
-	URI         string       `json:"uri"`
-	Diagnostics []Diagnostic `json:"diagnostics"`
-}
-
-// SaveDocumentsParams are agent/saveDocuments's params.
-type SaveDocumentsParams struct {
-	URIs []string `json:"uris"`
-}
-
-// SaveDocumentsResult is agent/saveDocuments's result (the client may
-// answer null).
-type SaveDocumentsResult struct {
-	Saved []string `json:"saved,omitempty"`
+	{Name: MethodApprove, Direction: ServerToClient, Request: true, Params: ApproveParams{}, Result: ApproveResult{}},
+	{Name: MethodSessions, Direction: ClientToServer, Request: true, Params: SessionsParams{}, Result: SessionsResult{},
+		handle: handler((*Server).listSessions)},
+	{Name: MethodSessionHistory, Direction: ClientToServer, Request: true, Params: SessionRef{}, Result: SessionHistory{},
+		handle: handler((*Server).sessionHistory)},
+	{Name: MethodRenameSession, Direction: ClientToServer, Request: true, Params: RenameSessionParams{},
+		handle: handler((*Server).renameSession)},
+	{Name: MethodDeleteSession, Direction: ClientToServer, Request: true, Params: SessionRef{},
+		handle: handler((*Server).deleteSession)},
+	{Name: MethodModels, Direction: ClientToServer, Request: true, Params: ModelsParams{}, Result: ModelsResult{},
+		handle: handler((*Server).models)},
 }
 
 var (

@@ -40,6 +40,7 @@ type initializeParams struct {
 		Experimental struct {
 			AgentLsp struct {
 				SaveRequest bool `json:"saveRequest"`
+				Approve     bool `json:"approve"`
 			} `json:"agentLsp"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -54,6 +55,7 @@ type clientCaps struct {
 	annotations     bool // workspaceEdit.changeAnnotationSupport
 	progress        bool
 	saveRequest     bool
+	approve         bool // takes agent/approve
 }
 
 // Settings are the editor's settings for agent-lsp, from
@@ -120,7 +122,9 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 		annotations:     wc.ChangeAnnotationSupport != nil,
 		progress:        p.Capabilities.Window.WorkDoneProgress,
 		saveRequest:     p.Capabilities.Experimental.AgentLsp.SaveRequest,
+		approve:         p.Capabilities.Experimental.AgentLsp.Approve,
 	}
+	s.approver.rich.Store(caps.approve)
 	ws, err := newWorkspace(root, s.docs, s.diags, s.c, enc, caps)
 	if err != nil {
 		s.log.Error("Cannot open the workspace", "root", root, "error", err)
@@ -146,7 +150,7 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 		"codeActionProvider": map[string]any{
 			"codeActionKinds": []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite},
 		},
-		"executeCommandProvider": map[string]any{"commands": []string{cmdFix, cmdRewrite}},
+		"executeCommandProvider": map[string]any{"commands": []string{cmdFix, cmdRewrite, cmdEdit}},
 		"experimental":           map[string]any{"agentLsp": map[string]any{"methods": extMethodNames()}},
 	}
 	return r, nil

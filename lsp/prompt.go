@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -19,9 +17,10 @@ import (
 
 // session is one conversation and the harness it runs on.
 type session struct {
-	id string
-	h  *harness.Harness
-	as *agent.Session
+	id    string
+	h     *harness.Harness
+	as    *agent.Session
+	model string // the model override it was built with ("" = configured)
 
 	mu      sync.Mutex
 	running bool
@@ -41,6 +40,7 @@ type runLimits struct {
 	maxTurns int
 	onlyPath string // the one file the run may edit
 	title    string // progress title
+	origin   string // run_start's origin: "fix", "rewrite", "edit" ("prompt" when empty)
 }
 
 // prompt runs the agent on p and returns how the run ended. Cancelling ctx
@@ -50,9 +50,16 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	if p.Mode != "" && p.Mode != harness.ModeDefault && p.Mode != harness.ModeReadOnly {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "mode %q: use %q or %q", p.Mode, harness.ModeDefault, harness.ModeReadOnly)
 	}
-	se, err := s.session(p.SessionID, lim)
+	se, err := s.session(p.SessionID, lim, p.Model)
 	if err != nil {
 		return nil, err
+	}
+	if p.Model != "" && p.Model != se.model {
+		// Another model from now on: the session goes on from its
+		// transcript on a harness built for that model.
+		if se, err = s.switchModel(se, lim, p.Model); err != nil {
+			return nil, err
+		}
 	}
 	if p.Mode != "" {
 		se.h.SetReadOnly(p.Mode == harness.ModeReadOnly)
@@ -86,16 +93,28 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 		s.runs.Done()
 	}()
 
+	runCtx = context.WithValue(runCtx, sessionKey{}, se.id)
 	prompt := s.withContext(runCtx, se, p)
 	title := lim.title
 	if title == "" {
 		title = text.OneLine(p.Prompt, 60)
 	}
+	s.sendRunStart(se, p, lim, title)
 	prog := s.beginProgress(runCtx, title, cancel)
+	window := se.h.AgentConfig.Context.Window
+	var last agent.Usage
 	obs := func(ev agent.Event) {
 		s.sendEvent(se.id, ev)
-		if ev.Type == agent.EvToolStart && ev.Tool != nil {
+		switch {
+		case ev.Type == agent.EvToolStart && ev.Tool != nil:
 			prog.report("running " + ev.Tool.Name)
+		case ev.Type == agent.EvUsage && ev.Usage != nil:
+			// Usage events carry the run's running total; the prompt of
+			// the request that just ended is what fills the window.
+			if in := ev.Usage.InputTokens - last.InputTokens; in > 0 {
+				s.c.notify(MethodEvent, ContextEvent{SessionID: se.id, Type: "context", Tokens: in, Window: window})
+			}
+			last = *ev.Usage
 		}
 	}
 	res := se.h.Agent.Run(runCtx, se.as, prompt, obs)
@@ -113,7 +132,7 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 // session returns the session id names: one in memory, else a recorded
 // one resumed from its transcript (also after a restart of the server),
 // else a new recorded session when id is empty.
-func (s *Server) session(id string, lim runLimits) (*session, error) {
+func (s *Server) session(id string, lim runLimits, model string) (*session, error) {
 	s.mu.Lock()
 	if se, ok := s.sessions[id]; ok && id != "" {
 		s.mu.Unlock()
@@ -127,7 +146,7 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 	}
 	// The harness is made outside the lock: it may ask the model server
 	// for its context window.
-	h, err := in.factory.Build(harness.SessionOptions{Workspace: ws, Approver: s.approver, Trust: s.approver, MaxTurns: lim.maxTurns, Tools: []*tools.Tool{diagnosticsTool(in.ws)}})
+	h, err := in.factory.Build(harness.SessionOptions{Workspace: ws, Approver: s.approver, Trust: s.approver, MaxTurns: lim.maxTurns, Model: model, Tools: []*tools.Tool{diagnosticsTool(in.ws)}})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "start session: %v", err)
 	}
@@ -148,7 +167,7 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 			s.log.Warn("Session not recorded", "err", err)
 		}
 	}
-	se := &session{id: as.ID, h: h, as: as}
+	se := &session{id: as.ID, h: h, as: as, model: model}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.sessions[se.id]; ok {
@@ -158,6 +177,53 @@ func (s *Server) session(id string, lim runLimits) (*session, error) {
 	}
 	s.sessions[se.id] = se
 	return se, nil
+}
+
+// switchModel replaces an idle session's harness by one for model; the
+// conversation goes on from its transcript. An unrecorded session keeps
+// its model (it has nothing to resume from).
+func (s *Server) switchModel(se *session, lim runLimits, model string) (*session, error) {
+	se.mu.Lock()
+	busy := se.running
+	se.mu.Unlock()
+	if busy {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session %s is already running a prompt", se.id)
+	}
+	if !se.h.HasSession(se.id) {
+		s.log.Warn("Model not switched: the session is not recorded", "session", se.id, "model", model)
+		return se, nil
+	}
+	s.mu.Lock()
+	if s.sessions[se.id] == se {
+		delete(s.sessions, se.id)
+	}
+	s.mu.Unlock()
+	se.close()
+	return s.session(se.id, lim, model)
+}
+
+// sendRunStart announces a run (run_start), so a chat shows the runs it
+// did not start itself, the code actions', as their own turns.
+func (s *Server) sendRunStart(se *session, p PromptParams, lim runLimits, title string) {
+	ev := RunStartEvent{SessionID: se.id, Type: "run_start", Origin: lim.origin, Title: title, Prompt: p.Prompt, Model: se.model}
+	if ev.Origin == "" {
+		ev.Origin = "prompt"
+	}
+	if p.TextDocument != nil && p.TextDocument.URI != "" {
+		ev.Context = s.relPath(uriPath(p.TextDocument.URI))
+		if r := p.Range; r != nil {
+			a, z := r.Start.Line+1, r.End.Line+1
+			if r.End.Character == 0 && r.End.Line > r.Start.Line {
+				z--
+			}
+			if a == z {
+				ev.Context += fmt.Sprintf(":%d", a)
+			} else {
+				ev.Context += fmt.Sprintf(":%d-%d", a, z)
+			}
+		}
+	}
+	s.c.notify(MethodEvent, ev)
 }
 
 // validSessionID accepts the ids a transcript file can be named after.
@@ -190,55 +256,6 @@ func (s *Server) cancelSession(id string) {
 	if se != nil {
 		se.cancelRun()
 	}
-}
-
-// maxContextBytes is the largest document included whole in a prompt.
-const maxContextBytes = 64 << 10
-
-// withContext adds the document and selection the prompt is about.
-func (s *Server) withContext(ctx context.Context, se *session, p PromptParams) string {
-	if p.TextDocument == nil || p.TextDocument.URI == "" {
-		return p.Prompt
-	}
-	in := s.init.Load()
-	path := uriPath(p.TextDocument.URI)
-	rel := path
-	if r, err := filepath.Rel(in.root, path); err == nil && !strings.HasPrefix(r, "..") {
-		rel = filepath.ToSlash(r)
-	}
-	var text string
-	if d, ok := s.docs.byURI(p.TextDocument.URI); ok {
-		text = d.text
-	} else if b, err := in.ws.ReadFile(ctx, rel); err == nil {
-		text = string(b)
-	} else {
-		return p.Prompt
-	}
-	// The document's text at this version counts as read, for the
-	// read-before-edit rule: the model saw it in the prompt.
-	if len(text) <= maxContextBytes && !filepath.IsAbs(rel) {
-		se.h.Reads.MarkRead(rel, []byte(text))
-	}
-	var b strings.Builder
-	b.WriteString(p.Prompt)
-	if len(text) <= maxContextBytes {
-		fmt.Fprintf(&b, "\n\nThe user is looking at %s (as the editor shows it, including unsaved changes):\n```\n%s\n```\n", rel, text)
-	} else {
-		fmt.Fprintf(&b, "\n\nThe user is looking at %s (%d bytes, too large to include; read the parts you need with read_file).\n", rel, len(text))
-	}
-	if p.Range != nil {
-		enc := in.enc
-		m := NewMapper(text)
-		a, z := m.Offset(enc, p.Range.Start), m.Offset(enc, p.Range.End)
-		if a < z {
-			sel := text[a:z]
-			if len(sel) > maxContextBytes {
-				sel = sel[:maxContextBytes] + "\n[… selection cut]"
-			}
-			fmt.Fprintf(&b, "\nThe selection (lines %d-%d):\n```\n%s\n```\n", p.Range.Start.Line+1, p.Range.End.Line+1, sel)
-		}
-	}
-	return b.String()
 }
 
 // sendEvent forwards one event as agent/event with the session id.

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
+
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -33,7 +35,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := tmpcheck.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -13,9 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
 // The test binary plays three more parts, chosen by MCP_TEST_ROLE: an MCP
@@ -24,12 +27,15 @@ import (
 // Manager and waits to be killed ("host").
 func TestMain(m *testing.M) {
 	MaybeRunSupervisor()
+	// A `sandbox = true` server runs through the sandbox's helper, which
+	// re-executes this binary.
+	sandbox.MaybeRunHelper()
 	mcptest.MaybeServe()
 	switch os.Getenv("MCP_TEST_ROLE") {
 	case "host":
 		os.Exit(host())
 	}
-	os.Exit(m.Run())
+	os.Exit(tmpcheck.Run(m))
 }
 
 // testServer is the definition of the stdio test server.

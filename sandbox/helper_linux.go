@@ -40,9 +40,12 @@ type helperSpec struct {
 // is started (a cancel right after the start, on a loaded machine) would
 // be dropped, and the command would run until the grace period's SIGKILL;
 // with the trap pid 1 remembers it and passes it on. wait returns early
-// when the trap runs, so it waits again until the command is gone.
+// when the trap runs, so it waits again until the command is gone. The
+// command keeps this shell's stdin (0<&0): bash gives a background job
+// /dev/null otherwise, and a command that talks on stdin (an MCP server
+// with sandbox = true) would read an empty input and exit.
 const initScript = `t=; c=; trap 't=1; [ -n "$c" ] && kill -TERM "$c" 2>/dev/null' TERM
-bash -c "$1" & c=$!
+bash -c "$1" 0<&0 & c=$!
 [ -n "$t" ] && kill -TERM "$c" 2>/dev/null
 while :; do wait "$c"; s=$?; kill -0 "$c" 2>/dev/null || exit $s; done`
 

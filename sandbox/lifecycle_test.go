@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -206,4 +207,48 @@ func TestRunPlainCommand(t *testing.T) {
 	if left := waitNoMarker(marker, 2*time.Second); len(left) > 0 {
 		t.Errorf("background children survive: %v", left)
 	}
+}
+
+// TestRunTee: the live copy gets the output as the command prints it,
+// before the command ends (the test reads it while the command waits on
+// its input), and the captured output is unchanged by it.
+func TestRunTee(t *testing.T) {
+	t.Parallel()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	tee := &lineTee{lines: make(chan string, 4)}
+	cmd := exec.Command("bash", "-c", "echo first; echo err >&2; read -r _ <&3; echo last")
+	cmd.ExtraFiles = []*os.File{pr}
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := Run(context.Background(), cmd, RunOptions{Timeout: time.Minute, Tee: tee})
+		done <- res
+	}()
+	// The pipe may join writes: collect until both lines are in.
+	var seen string
+	for seen != "first\nerr\n" {
+		seen += <-tee.lines
+		if !strings.HasPrefix("first\nerr\n", seen) {
+			t.Fatalf("tee got %q", seen)
+		}
+	}
+	pw.WriteString("go\n")
+	pw.Close()
+	res := <-done
+	if string(res.Output) != "first\nerr\nlast\n" {
+		t.Fatalf("output %q", res.Output)
+	}
+	if got := <-tee.lines; got != "last\n" {
+		t.Fatalf("tee got %q", got)
+	}
+}
+
+type lineTee struct{ lines chan string }
+
+func (l *lineTee) Write(p []byte) (int, error) {
+	l.lines <- string(p)
+	return len(p), errors.New("ignored")
 }

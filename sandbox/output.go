@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -60,4 +61,17 @@ func (h *headTail) Bytes() ([]byte, int64) {
 		return append(out, h.tail[:h.pos]...), h.omitted
 	}
 	return append(out, h.tail...), h.omitted
+}
+
+// teeWriter writes to the captured output and copies to a live view whose
+// errors do not matter.
+type teeWriter struct {
+	main *headTail
+	tee  io.Writer
+}
+
+func (w *teeWriter) Write(p []byte) (int, error) {
+	n, err := w.main.Write(p)
+	_, _ = w.tee.Write(p)
+	return n, err
 }

@@ -96,6 +96,12 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
 	}
 	out := newHeadTail(opts.MaxOutput)
 	cmd.Stdout, cmd.Stderr = out, out
+	if opts.Tee != nil {
+		// One writer for both, so the command gets one pipe and the
+		// interleaving stays as it printed.
+		w := &teeWriter{main: out, tee: opts.Tee}
+		cmd.Stdout, cmd.Stderr = w, w
+	}
 	if err := cmd.Start(); err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("start: %w", err)
 	}

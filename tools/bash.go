@@ -118,7 +118,13 @@ func runBash(ctx context.Context, opts BashOptions, p *BashParams) (Result, erro
 			return Errorf("not run: the files you edited could not be saved to disk first (%v), so the command would not see your edits; ask the user to save them", err), nil
 		}
 	}
-	res, err := opts.Shell.Run(ctx, p.Command, cmdrun.Options{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit})
+	run := cmdrun.Options{Timeout: timeout, Grace: opts.Grace, MaxOutput: BashCaptureLimit}
+	live := newLiveWriter(ctx, opts.Redactor)
+	if live != nil {
+		run.Tee = live
+	}
+	res, err := opts.Shell.Run(ctx, p.Command, run)
+	live.flush()
 	if errors.Is(err, cmdrun.ErrHelperFailed) {
 		return Result{}, fmt.Errorf("the sandbox could not confine the command, so it did not run (%v); see `agent-lsp doctor`", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
+
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
@@ -11,5 +13,5 @@ import (
 // backend re-executes /proc/self/exe, as the agent-lsp binary does.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
-	os.Exit(m.Run())
+	os.Exit(tmpcheck.Run(m))
 }

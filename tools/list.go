@@ -13,6 +13,10 @@ type ListOptions struct {
 	// SkipDir, when set, skips the directories whose name it accepts, on
 	// top of the ones .gitignore ignores.
 	SkipDir func(name string) bool
+	// Exclude, when set, leaves out the directories whose slash path it
+	// accepts, silently (agent-lsp's own state, should it live in the
+	// workspace).
+	Exclude func(rel string) bool
 	// Ignored, when set, is called with the slash path of each directory
 	// skipped (ignored by .gitignore or by SkipDir); its content is not
 	// listed.
@@ -32,7 +36,7 @@ type FileStat struct {
 // followed. The change journal uses it to see the files a command may
 // have changed.
 func ListFiles(ctx context.Context, root *os.Root, o ListOptions) error {
-	w := &walker{ctx: ctx, skipDir: o.SkipDir, ignored: o.Ignored, file: func(d *dirNode, name string, rel string) bool {
+	w := &walker{ctx: ctx, skipDir: o.SkipDir, exclude: o.Exclude, ignored: o.Ignored, file: func(d *dirNode, name string, rel string) bool {
 		st, ok := d.stat(name)
 		d.release()
 		if ok && o.File != nil {

@@ -44,6 +44,9 @@ type walker struct {
 	// path of each directory skipped because it is ignored (by .gitignore
 	// or skipDir).
 	skipDir func(name string) bool
+	// exclude, when set, leaves out the directories whose slash path it
+	// accepts, without telling ignored.
+	exclude func(rel string) bool
 	ignored func(rel string)
 	stopped bool
 }
@@ -107,7 +110,7 @@ func (w *walker) dir(d *dirNode, rel string, segs []string, ps ignoreRules, m *i
 		child := joinRel(rel, name)
 		switch {
 		case typ.IsDir():
-			if w.maxDepth > 0 && depth+1 >= w.maxDepth {
+			if w.maxDepth > 0 && depth+1 >= w.maxDepth || w.exclude != nil && w.exclude(child) {
 				continue
 			}
 			if m.match(path, true) || (w.skipDir != nil && w.skipDir(name)) {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // console is what `agent-lsp run` shows a person: the answer on stdout,
@@ -43,6 +45,7 @@ type progressJob struct {
 	start time.Time
 	stop  chan struct{}
 	done  chan struct{}
+	last  string // the last line of output so far (tool_output)
 }
 
 // newConsole writes to stdout and stderr; stderr decides about the status
@@ -154,6 +157,21 @@ func (c *console) Start(label string) {
 	go c.follow(j)
 }
 
+// Output notes what the running call printed: the status line shows its
+// last non-empty line, the way cargo and docker build do.
+func (c *console) Output(out string) {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return
+	}
+	c.mu.Lock()
+	if c.job != nil {
+		c.job.last = printable(text.OneLine(last, 0))
+	}
+	c.mu.Unlock()
+}
+
 // Stop ends the running call's progress and erases its status line.
 func (c *console) Stop() {
 	c.mu.Lock()
@@ -232,7 +250,12 @@ func (c *console) draw(j *progressJob, frame int) {
 		return
 	}
 	c.endAnswer()
-	line := clipRunes(fmt.Sprintf("%s %s %s", spinner[frame%len(spinner)], elapsed(time.Since(j.start)), j.label), c.width()-1)
+	label := j.label
+	if j.last != "" {
+		// The command keeps half the line, its last output the rest.
+		label = clipRunes(label, max(20, c.width()/2)) + " · " + j.last
+	}
+	line := clipRunes(fmt.Sprintf("%s %s %s", spinner[frame%len(spinner)], elapsed(time.Since(j.start)), label), c.width()-1)
 	io.WriteString(c.err, "\r\x1b[K"+c.paint(styleCyan, line))
 	c.status = true
 }

@@ -216,11 +216,11 @@ func TestMCPListAndDoctor(t *testing.T) {
 	ws, dir := t.TempDir(), t.TempDir()
 	cfg := mcpConfig(t, dir, "t", "agent-lsp-mcp-list", "", "")
 	r := runBinary(t, ws, "mcp", "list", "--config", cfg)
-	if r.code != 0 || !strings.Contains(r.stdout, "t (stdio, ") || !strings.Contains(r.stdout, "running, 7 tools") || !strings.Contains(r.stdout, "mcp__t__echo") {
+	if r.code != 0 || !strings.Contains(r.stdout, "t (stdio, ") || !strings.Contains(r.stdout, "running, 8 tools") || !strings.Contains(r.stdout, "mcp__t__echo") {
 		t.Errorf("mcp list: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	d := runBinary(t, ws, "doctor", "--config", cfg, "--base-url", newServer(t).URL)
-	if !strings.Contains(d.stdout, "mcp:       t (stdio, ") || !strings.Contains(d.stdout, "running, 7 tools") {
+	if !strings.Contains(d.stdout, "mcp:       t (stdio, ") || !strings.Contains(d.stdout, "running, 8 tools") {
 		t.Errorf("doctor:\n%s", d.stdout)
 	}
 }

@@ -137,7 +137,7 @@ func TestRunShowsProgressOnTerminal(t *testing.T) {
 	}
 	out := readPTY(master)
 	ws := t.TempDir()
-	const slow = "until [ -e go-on ]; do sleep 0.1; done; echo first; echo finished"
+	const slow = "echo warming up; until [ -e go-on ]; do sleep 0.1; done; echo first; echo finished"
 	srv := newServer(t,
 		agenttest.Reply{Text: "Running it.", ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "bash", Arguments: `{"command":"` + slow + `","timeout":60}`}}},
 		agenttest.Reply{Text: "It finished."},
@@ -152,7 +152,9 @@ func TestRunShowsProgressOnTerminal(t *testing.T) {
 	// never come, the command's timeout would end the wait.
 	done := make(chan error, 1)
 	go func() { err := cmd.Wait(); slave.Close(); done <- err }()
-	status := regexp.MustCompile(`\r\x1b\[K\x1b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d+\.\ds bash until \[ -e go-on \]`)
+	// The status line names the command and, once it printed something,
+	// its last line of output.
+	status := regexp.MustCompile(`\r\x1b\[K\x1b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d+\.\ds bash echo warming up; until[^\r]*· warming up`)
 	seen := out.waitFor(status)
 	writeFile(t, filepath.Join(ws, "go-on"), "")
 	err := <-done
@@ -172,7 +174,7 @@ func TestRunShowsProgressOnTerminal(t *testing.T) {
 			t.Errorf("the status line was left on the screen: %q", l)
 		}
 	}
-	want := "→ bash " + slow + "\n  ✓ exit status 0\n    first\n    finished\n"
+	want := "→ bash " + slow + "\n  ✓ exit status 0\n    warming up\n    first\n    finished\n"
 	if !strings.Contains(shown, want) {
 		t.Errorf("the screen lacks the call and its result, lines kept:\n%s", want)
 	}

@@ -165,6 +165,8 @@ func textObserver(c *console) agent.Observer {
 			subject := callSubject(ev.Tool.Arguments)
 			c.Line(c.paint(styleBold, "→ "+ev.Tool.Name) + " " + clipRunes(subject, c.width()-len(ev.Tool.Name)-3))
 			c.Start(ev.Tool.Name + " " + subject)
+		case agent.EvToolOutput:
+			c.Output(ev.Text)
 		case agent.EvToolEnd:
 			c.Stop()
 			mark := c.paint(styleGreen, "✓")

@@ -6,6 +6,7 @@ package cmdrun
 
 import (
 	"errors"
+	"io"
 	"time"
 )
 
@@ -22,6 +23,10 @@ type Options struct {
 	// MaxOutput caps the captured output; the head and tail are kept.
 	// Zero means 1 MiB.
 	MaxOutput int
+	// Tee, when set, also receives the output as it comes, for a live
+	// view (the editor's tool row). Its errors are ignored and it must
+	// not block for long: the command's output waits on it.
+	Tee io.Writer
 }
 
 // Result is what a command did.

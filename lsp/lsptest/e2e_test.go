@@ -313,7 +313,7 @@ func TestApproverAnswers(t *testing.T) {
 	mu.Lock()
 	first := msgs[0]
 	mu.Unlock()
-	for _, want := range []string{"bash", "rm -rf build", "deletes files", "Allow for this session"} {
+	for _, want := range []string{"wants to run `rm -rf build`", "Deletes files", "Allow for this session"} {
 		if !strings.Contains(first, want) {
 			t.Fatalf("prompt %s lacks %q", first, want)
 		}

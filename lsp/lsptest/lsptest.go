@@ -56,6 +56,9 @@ type Options struct {
 	// OnShowMessageRequest answers window/showMessageRequest; nil answers
 	// with Answers' next entry, or null when it is empty.
 	OnShowMessageRequest func(ctx context.Context, e *Env, p json.RawMessage) any
+	// OnApprove answers agent/approve (sent when Capabilities declare
+	// experimental.agentLsp.approve); nil answers null (deny).
+	OnApprove func(ctx context.Context, e *Env, p lsp.ApproveParams) any
 }
 
 // Env is a connected fake editor.
@@ -353,6 +356,16 @@ func (e *Env) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		jsonrpc2.Async(ctx)
 		if e.opts.OnShowMessageRequest != nil {
 			return e.opts.OnShowMessageRequest(ctx, e, params), nil
+		}
+		return nil, nil
+	case "agent/approve":
+		jsonrpc2.Async(ctx)
+		var p lsp.ApproveParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		if e.opts.OnApprove != nil {
+			return e.opts.OnApprove(ctx, e, p), nil
 		}
 		return nil, nil
 	case "window/workDoneProgress/create", "agent/saveDocuments":

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
+
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -16,5 +18,5 @@ func TestMain(m *testing.M) {
 	// MCP: the supervisor of stdio servers, and the go-sdk test server.
 	mcp.MaybeRunSupervisor()
 	mcptest.MaybeServe()
-	os.Exit(m.Run())
+	os.Exit(tmpcheck.Run(m))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/lsp"
 	"github.com/agent-lsp/agent-lsp/lsp/lsptest"
 )
 
@@ -36,7 +37,7 @@ func TestMCPWorkspaceServerApprovedInEditor(t *testing.T) {
 		mu.Lock()
 		asked = append(asked, req.Message+fmt.Sprint(req.Actions))
 		mu.Unlock()
-		return map[string]string{"title": "Allow"}
+		return map[string]string{"title": lsp.ActionAllow}
 	}
 	mcpJSON := fmt.Sprintf(`{"mcpServers":{"repo":{"command":%q,"args":["-test.run=^$"],"env":{"MCP_TEST_ROLE":"server"}}}}`, exe)
 	e := lsptest.Connect(t, map[string]string{".mcp.json": mcpJSON}, opts)

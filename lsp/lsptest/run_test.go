@@ -268,10 +268,10 @@ func TestBashPermissionPrompt(t *testing.T) {
 				} `json:"actions"`
 			}
 			_ = json.Unmarshal([]byte(asked[0]), &p)
-			if p.Type != 2 || len(p.Actions) != 3 || p.Actions[0].Title != "Allow" || p.Actions[1].Title != "Allow for this session" || p.Actions[2].Title != "Deny" {
+			if p.Type != 2 || len(p.Actions) != 3 || p.Actions[0].Title != lsp.ActionDeny || p.Actions[1].Title != lsp.ActionAllow || p.Actions[2].Title != lsp.ActionSession {
 				t.Fatalf("prompt %s", asked[0])
 			}
-			for _, want := range []string{"bash", "touch x.txt", "no rule matches", "touch *"} {
+			for _, want := range []string{"wants to run `touch x.txt`", "`touch x.txt` is not in your allow list", "`touch *`"} {
 				if !strings.Contains(p.Message, want) {
 					t.Fatalf("prompt %q lacks %q", p.Message, want)
 				}

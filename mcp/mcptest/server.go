@@ -43,6 +43,10 @@ type slowArgs struct {
 	Seconds int `json:"seconds"`
 }
 
+type touchArgs struct {
+	Path string `json:"path"`
+}
+
 type markerArgs struct {
 	Marker string `json:"marker"`
 }
@@ -92,6 +96,13 @@ func NewServer() *sdk.Server {
 				},
 				StructuredContent: map[string]any{"answer": 42},
 			}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "touch", Description: "Writes a file at path."},
+		func(_ context.Context, _ *sdk.CallToolRequest, a touchArgs) (*sdk.CallToolResult, any, error) {
+			if err := os.WriteFile(a.Path, []byte("written by the MCP server\n"), 0o644); err != nil {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil, nil
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "wrote " + a.Path}}}, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Fails."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -54,16 +55,22 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 		client = http.DefaultClient
 	}
 	var ep Endpoint
+	answered := false // some probe got an HTTP answer
+	probe := func(method, url string, body []byte) ([]byte, error) {
+		data, err := probeGet(ctx, client, method, url, auth, body)
+		answered = answered || err == nil || errors.Is(err, errStatus)
+		return data, err
+	}
 	base := strings.TrimRight(baseURL, "/")
 	root := strings.TrimSuffix(base, "/v1")
-	if data, err := probeGet(ctx, client, http.MethodGet, root+"/api/ps", auth, nil); err == nil && json.Valid(data) && strings.Contains(string(data), `"models"`) {
+	if data, err := probe(http.MethodGet, root+"/api/ps", nil); err == nil && json.Valid(data) && strings.Contains(string(data), `"models"`) {
 		ep.Server = ServerOllama
 		if n := ollamaRunning(data, model); n > 0 {
 			ep.Window, ep.WindowSource = n, "ollama /api/ps (the loaded model)"
 		}
 	}
 	body, _ := json.Marshal(map[string]string{"model": model, "name": model})
-	if data, err := probeGet(ctx, client, http.MethodPost, root+"/api/show", auth, body); err == nil {
+	if data, err := probe(http.MethodPost, root+"/api/show", body); err == nil {
 		var show struct {
 			Capabilities []string `json:"capabilities"`
 		}
@@ -87,7 +94,7 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 		}
 	}
 	if ep.Server == "" {
-		if data, err := probeGet(ctx, client, http.MethodGet, root+"/props", auth, nil); err == nil {
+		if data, err := probe(http.MethodGet, root+"/props", nil); err == nil {
 			if n := llamaCppWindow(data); n > 0 {
 				ep.Server, ep.Window, ep.WindowSource = ServerLlamaCpp, n, "llama.cpp /props (n_ctx)"
 				ep.Tools = llamaCppTools(data)
@@ -95,7 +102,7 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 		}
 	}
 	if ep.Server == "" {
-		if data, err := probeGet(ctx, client, http.MethodGet, root+"/api/v0/models", auth, nil); err == nil {
+		if data, err := probe(http.MethodGet, root+"/api/v0/models", nil); err == nil {
 			if n, tools, ok := lmStudioModel(data, model); ok {
 				ep.Server, ep.Window, ep.Tools = ServerLMStudio, n, tools
 				ep.WindowSource = "lmstudio /api/v0/models"
@@ -103,7 +110,7 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 		}
 	}
 	if ep.Server == "" {
-		if data, err := probeGet(ctx, client, http.MethodGet, base+"/models", auth, nil); err == nil {
+		if data, err := probe(http.MethodGet, base+"/models", nil); err == nil {
 			if n, ok := vllmWindow(data, model); ok {
 				ep.Server, ep.Window, ep.WindowSource = ServerVLLM, n, "vllm /v1/models (max_model_len)"
 			}
@@ -115,7 +122,14 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 	if ctx.Err() != nil {
 		return ep, ctx.Err()
 	}
-	return ep, fmt.Errorf("%s does not report the context window of %s; set context_window in the configuration", baseURL, model)
+	if !answered {
+		return ep, fmt.Errorf("%s did not answer the probes of its context window", baseURL)
+	}
+	return ep, noWindow(baseURL, model)
+}
+
+func noWindow(baseURL, model string) error {
+	return fmt.Errorf("%s does not report the context window of %s; set context_window in the configuration: %w", baseURL, model, ErrNoWindow)
 }
 
 // ollamaWindows reads num_ctx from the parameters text and

@@ -59,10 +59,19 @@ func probeGet(ctx context.Context, client *http.Client, method, url string, auth
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s %s: %s", method, url, resp.Status)
+		return nil, fmt.Errorf("%s %s: %s: %w", method, url, resp.Status, errStatus)
 	}
 	return data, nil
 }
+
+// errStatus marks a probe the server answered with another status than
+// 200: it is there, it just does not have that endpoint.
+var errStatus = errors.New("not 200")
+
+// ErrNoWindow is the probe's error when the server answered but told no
+// context window for the model (OpenAI, OpenRouter, most hosted APIs). It
+// is cached like a window, so a run does not ask again.
+var ErrNoWindow = errors.New("the server does not report the context window")
 
 // ollamaRunning reads the context_length of model among the loaded ones.
 func ollamaRunning(data []byte, model string) int {
@@ -127,6 +136,8 @@ type windowEntry struct {
 	Server ServerKind `json:"server,omitempty"`
 	Native int        `json:"native,omitempty"`
 	Tools  Support    `json:"tools,omitempty"`
+	// NoWindow records a server that answered without a window.
+	NoWindow bool `json:"noWindow,omitempty"`
 }
 
 // Window returns the cached window of model at baseURL, probing it on a
@@ -136,12 +147,8 @@ func (c *WindowCache) Window(ctx context.Context, client *http.Client, baseURL, 
 	return ep.Window, err
 }
 
-// Endpoint returns what the cache knows of model at baseURL, probing it
-// on a miss (or when the entry is older than TTL). A probe that found no
-// window is not cached.
-func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL, model string, auth Auth) (Endpoint, error) {
-	key := strings.TrimRight(baseURL, "/") + " " + model
-	c.mu.Lock()
+// loadLocked reads the cache file on first use.
+func (c *WindowCache) loadLocked() {
 	if c.m == nil {
 		c.m = map[string]windowEntry{}
 		if c.Path != "" {
@@ -150,24 +157,51 @@ func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL
 			}
 		}
 	}
+}
+
+// Lookup returns what the cache knows of model at baseURL without probing
+// (a model list shows the windows already learnt).
+func (c *WindowCache) Lookup(baseURL, model string) (Endpoint, bool) {
+	key := strings.TrimRight(baseURL, "/") + " " + model
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loadLocked()
+	e, ok := c.m[key]
+	if !ok || e.Tokens <= 0 {
+		return Endpoint{}, false
+	}
+	return Endpoint{Server: e.Server, Window: e.Tokens, WindowSource: e.Source, NativeWindow: e.Native, Tools: e.Tools}, true
+}
+
+// Endpoint returns what the cache knows of model at baseURL, probing it
+// on a miss (or when the entry is older than TTL). A probe that found no
+// window is not cached.
+func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL, model string, auth Auth) (Endpoint, error) {
+	key := strings.TrimRight(baseURL, "/") + " " + model
+	c.mu.Lock()
+	c.loadLocked()
 	e, ok := c.m[key]
 	c.mu.Unlock()
-	if ok && e.Tokens > 0 && (c.TTL <= 0 || time.Since(e.Probed) < c.TTL) {
-		return Endpoint{Server: e.Server, Window: e.Tokens, WindowSource: e.Source, NativeWindow: e.Native, Tools: e.Tools}, nil
+	if ok && (e.Tokens > 0 || e.NoWindow) && (c.TTL <= 0 || time.Since(e.Probed) < c.TTL) {
+		ep := Endpoint{Server: e.Server, Window: e.Tokens, WindowSource: e.Source, NativeWindow: e.Native, Tools: e.Tools}
+		if e.NoWindow {
+			return ep, noWindow(baseURL, model)
+		}
+		return ep, nil
 	}
 	ep, err := Probe(ctx, client, baseURL, model, auth)
-	if err != nil {
-		return ep, err
+	if err != nil && !errors.Is(err, ErrNoWindow) {
+		return ep, err // the server did not answer: ask again next time
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m[key] = windowEntry{Tokens: ep.Window, Probed: time.Now().UTC(), Source: ep.WindowSource, Server: ep.Server, Native: ep.NativeWindow, Tools: ep.Tools}
+	c.m[key] = windowEntry{Tokens: ep.Window, Probed: time.Now().UTC(), Source: ep.WindowSource, Server: ep.Server, Native: ep.NativeWindow, Tools: ep.Tools, NoWindow: err != nil}
 	if c.Path != "" {
-		if err := writeJSON(c.Path, c.m); err != nil {
-			return ep, errors.Join(errors.New("could not save the window cache"), err)
+		if werr := writeJSON(c.Path, c.m); werr != nil {
+			return ep, errors.Join(errors.New("could not save the window cache"), werr, err)
 		}
 	}
-	return ep, nil
+	return ep, err
 }
 
 func writeJSON(path string, v any) error {

@@ -3,11 +3,13 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/provider/openai"
 )
@@ -80,6 +82,17 @@ func TestWindowCacheProbesOnce(t *testing.T) {
 	}
 	if hits.Load() != 1 {
 		t.Errorf("probed %d times, want 1", hits.Load())
+	}
+	// Lookup answers from the file and never probes.
+	c3 := &openai.WindowCache{Path: path}
+	if ep, ok := c3.Lookup(srv.URL+"/v1/", "m"); !ok || ep.Window != 8192 {
+		t.Errorf("Lookup = %+v, %v", ep, ok)
+	}
+	if _, ok := c3.Lookup(srv.URL+"/v1", "other"); ok {
+		t.Error("Lookup found a model never probed")
+	}
+	if hits.Load() != 1 {
+		t.Errorf("Lookup probed")
 	}
 }
 
@@ -162,5 +175,42 @@ func TestProbeServers(t *testing.T) {
 				t.Errorf("Probe = %+v, %v; want %+v", ep, err, c.want)
 			}
 		})
+	}
+}
+
+// A server that answers without telling the window (OpenAI, OpenRouter) is
+// asked once: the answer is cached like a window, so later runs send their
+// first request at once. A server that does not answer is asked again.
+func TestNoWindowIsCached(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	cache := &openai.WindowCache{Path: filepath.Join(t.TempDir(), "windows.json"), TTL: time.Hour}
+	for i := range 2 {
+		ep, err := cache.Endpoint(context.Background(), srv.Client(), srv.URL+"/v1", "m", openai.Auth{})
+		if !errors.Is(err, openai.ErrNoWindow) || ep.Window != 0 {
+			t.Fatalf("probe %d: %+v, %v", i, ep, err)
+		}
+	}
+	first := hits.Load()
+	if first == 0 {
+		t.Fatal("the server was never asked")
+	}
+	again := &openai.WindowCache{Path: cache.Path, TTL: time.Hour} // a new run
+	if _, err := again.Endpoint(context.Background(), srv.Client(), srv.URL+"/v1", "m", openai.Auth{}); !errors.Is(err, openai.ErrNoWindow) || hits.Load() != first {
+		t.Fatalf("a cached answer asked the server again: %d requests after %d, %v", hits.Load(), first, err)
+	}
+
+	down := httptest.NewServer(http.NotFoundHandler())
+	url := down.URL + "/v1"
+	down.Close()
+	for i := range 2 {
+		if _, err := cache.Endpoint(context.Background(), http.DefaultClient, url, "m", openai.Auth{}); err == nil || errors.Is(err, openai.ErrNoWindow) {
+			t.Fatalf("probe %d of a server that is down: %v", i, err)
+		}
 	}
 }

@@ -60,6 +60,29 @@ function script(req) {
     }
     return { text: '`data.json` has a syntax error.', promptTokens: 3300, completionTokens: 8 };
   }
+  if (last.includes('Clean the build')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Clean the build'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_rm', name: 'bash', arguments: JSON.stringify({ command: 'touch build.stamp' }) }], promptTokens: 3700, completionTokens: 8 };
+    }
+    return { text: 'Understood, I left the build alone.', promptTokens: 3800, completionTokens: 8 };
+  }
+  if (last.includes('Run the slow check')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Run the slow check'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      // It prints, then waits for the test to create go.flag: the output must show while it runs.
+      return { toolCalls: [{ id: 'call_slow', name: 'bash', arguments: JSON.stringify({ command: 'echo first-line; while [ ! -e go.flag ]; do sleep 0.1; done; echo last-line' }) }], promptTokens: 3900, completionTokens: 8 };
+    }
+    return { text: 'The check passed.', promptTokens: 4000, completionTokens: 8 };
+  }
+  if (last.includes('Summarise @data.json')) return { text: 'It names the demo.', promptTokens: 3300, completionTokens: 6 };
+  if (last.includes('Shout the greeting')) {
+    const i = req.messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('Shout the greeting'));
+    if (!req.messages.slice(i).some((m) => m.role === 'tool')) {
+      return { toolCalls: [{ id: 'call_shout', name: 'str_replace', arguments: JSON.stringify({ path: 'main.go', old_str: 'return "hello, agent"', new_str: 'return "HELLO, AGENT"' }) }], promptTokens: 3000, completionTokens: 9 };
+    }
+    return { text: 'Shouted.', promptTokens: 3100, completionTokens: 3 };
+  }
   if (last.includes('What does this do?')) return { text: 'It returns the greeting that `main` prints.', promptTokens: 3200, completionTokens: 10 };
   if (last.includes('Take your time')) return { text: 'too late', delayMs: 60000 };
   const turns = req.messages.filter((m) => m.role === 'assistant').length;
@@ -81,7 +104,7 @@ function script(req) {
     return { toolCalls: [{ id: 'call_todos2', name: 'write_todos', arguments: todos('completed', 'completed') }], promptTokens: 3300, completionTokens: 30 };
   }
   if (turns === 2) {
-    return { text: ANSWER + '\n\n- edited `main.go` (undo with Ctrl+Z)\n- your unsaved note is kept\n\n```go\nfunc greet() string {\n\treturn "hello, agent"\n}\n```', promptTokens: 3500, completionTokens: 40 };
+    return { text: ANSWER + '\n\n| file | change |\n|---|---|\n| main.go:6 | greeting |\n\n- edited `main.go` (undo with Ctrl+Z)\n- your unsaved note is kept\n\n```go\nfunc greet() string {\n\treturn "hello, agent"\n}\n```', promptTokens: 3500, completionTokens: 40 };
   }
   return undefined;
 }
@@ -184,7 +207,8 @@ async function chatFrame(page) {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    page = await context.newPage();
     page.on('pageerror', (e) => console.log('pageerror:', e.message));
     await page.goto(`http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(ws)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
@@ -198,12 +222,20 @@ async function chatFrame(page) {
     await page.locator('.tab.dirty', { hasText: 'main.go' }).waitFor({ timeout: 5000 });
     log('main.go open with an unsaved change');
 
+    // Silence notifications (Do Not Disturb): the approval must still come through, in the chat.
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Toggle Do Not Disturb Mode');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Do Not Disturb' }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
+    log('notifications silenced');
+
     // The chat view: click the activity bar entry.
     await until('the Agent view container', async () => {
       await page.locator('.activitybar .action-item a[aria-label^="Agent"]').first().click({ timeout: 3000 });
       return true;
     }, 40000);
-    const chat = await chatFrame(page);
+    let chat = await chatFrame(page);
     log('chat view open');
     // Focus goes to the chat; the editor selection (none) and file go with the prompt.
     await chat.locator('#prompt').click();
@@ -215,11 +247,21 @@ async function chatFrame(page) {
     await chat.locator('.markdown', { hasText: 'the edit needs your approval' }).waitFor({ timeout: 30000 });
     await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
     log('streamed text visible, Stop button shown');
-    const toast = page.locator('.notification-toast', { hasText: 'str_replace' });
-    await toast.waitFor({ timeout: 30000 });
-    log('permission prompt:', (await toast.innerText()).replace(/\s+/g, ' ').slice(0, 160));
-    await toast.getByRole('button', { name: 'Allow', exact: true }).click();
-    log('clicked Allow');
+    // The permission prompt is a card in the chat (notifications are silenced:
+    // Do Not Disturb), with the reason in plain words, Deny first and focused.
+    const card = chat.locator('.approval.pending', { hasText: 'main.go' });
+    await card.waitFor({ timeout: 30000 });
+    await chat.locator('#status', { hasText: 'Waiting for your approval' }).waitFor({ timeout: 5000 });
+    const cardText = (await card.innerText()).replace(/\s+/g, ' ');
+    if (!/matches the ask rule `main\.go`/.test(cardText) || /no rule matches|Reason:/.test(cardText)) throw new Error('card wording: ' + cardText);
+    const titles = await card.locator('button').allInnerTexts();
+    if (titles[0] !== 'Deny' || titles[1] !== 'Allow once') throw new Error('card buttons: ' + titles.join('|'));
+    if (!(await card.locator('button[data-choice="deny"]').evaluate((b) => b === document.activeElement))) throw new Error('Deny is not the keyboard default');
+    if (await page.locator('.notification-toast', { hasText: 'wants to edit' }).count()) throw new Error('a toast showed under Do Not Disturb');
+    log('approval card:', cardText.slice(0, 140));
+    await card.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await chat.locator('.approval.answered', { hasText: 'Allowed once' }).waitFor({ timeout: 5000 });
+    log('clicked Allow once in the card');
 
     await chat.locator('.markdown', { hasText: 'now returns' }).waitFor({ timeout: 30000 });
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 });
@@ -239,6 +281,16 @@ async function chatFrame(page) {
     const usage = await chat.locator('#usage').innerText();
     if (!/tokens/.test(usage)) throw new Error('usage not shown: ' + usage);
     log('tool call expandable, todos and usage shown:', usage);
+    // A real markdown renderer: a table, a highlighted code block with Copy, a path:line link.
+    await chat.locator('.markdown table td', { hasText: 'greeting' }).waitFor({ timeout: 5000 });
+    await chat.locator('.code-block .hljs-keyword', { hasText: 'func' }).first().waitFor({ timeout: 5000 });
+    await chat.locator('a.path-ref', { hasText: 'main.go:6' }).waitFor({ timeout: 5000 });
+    await chat.locator('.code-block .code-action[data-action="copy"]').first().click();
+    const copied = await until('the code on the clipboard', async () => {
+      const t = await page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+      return t.includes('return "hello, agent"') ? t : null;
+    }, 10000);
+    log('table, highlighted code and path link rendered; Copy put', JSON.stringify(copied.split('\n')[0]), 'on the clipboard');
 
     // The edit is in the open editor, next to the unsaved note; disk untouched.
     const text = await until('the edit in the editor', async () => {
@@ -276,6 +328,70 @@ async function chatFrame(page) {
     const lsResult = await chat.locator('details.tool', { hasText: 'bash ls' }).innerText();
     log('agent/saveDocuments saved main.go before the shell command (' + lsResult.replace(/\s+/g, ' ').slice(0, 40) + ')');
 
+    // Deny in the card: the command does not run.
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 }); // the run is over
+    await chat.locator('#prompt').fill('Clean the build');
+    await chat.locator('#prompt').press('Enter');
+    const rmCard = chat.locator('.approval.pending', { hasText: 'touch build.stamp' });
+    await rmCard.waitFor({ timeout: 20000 });
+    await chat.locator('.approval.pending button[data-choice="deny"]').press('Enter'); // Enter on the focused default
+    await chat.locator('.markdown', { hasText: 'left the build alone' }).waitFor({ timeout: 20000 });
+    const rmRow = await chat.locator('details.tool', { hasText: 'touch build.stamp' }).getAttribute('class');
+    if (!rmRow.includes('error')) throw new Error('the denied command is not shown as refused: ' + rmRow);
+    if (fs.existsSync(path.join(ws, 'build.stamp'))) throw new Error('the denied command ran');
+    log('Deny (Enter on the card) refused the command');
+
+    // Streaming bash output: the first line shows while the command still runs.
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 }); // the run is over
+    await chat.locator('#prompt').fill('Run the slow check');
+    await chat.locator('#prompt').press('Enter');
+    const slowCard = chat.locator('.approval.pending', { hasText: 'first-line' });
+    await slowCard.waitFor({ timeout: 20000 });
+    await slowCard.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await chat.locator('.tool-row pre.live', { hasText: 'first-line' }).waitFor({ timeout: 20000 });
+    if (await chat.locator('.markdown', { hasText: 'The check passed' }).count()) throw new Error('the run ended before the live output was seen');
+    fs.writeFileSync(path.join(ws, 'go.flag'), '');
+    await chat.locator('.markdown', { hasText: 'The check passed' }).waitFor({ timeout: 20000 });
+    log('bash output streamed into the tool row while it ran');
+
+    // The model picker: the next prompt goes to the model chosen.
+    await chat.locator('#model').selectOption('other-model');
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 }); // the run is over
+    await chat.locator('#prompt').fill('What does this do? (other model)');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.markdown', { hasText: 'It returns the greeting' }).last().waitFor({ timeout: 20000 });
+    if (srv.requests[srv.requests.length - 1].model !== 'other-model') throw new Error('model sent: ' + srv.requests[srv.requests.length - 1].model);
+    log('the model picker changed the model the server received');
+
+    // A reload restores the chat from the server's record; the history lists it.
+    const turnsBefore = await chat.locator('.turn.user').count();
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    // The restored window may show the Agent container already: clicking its
+    // icon then would hide the side bar, so click only when it is not the
+    // checked (shown) one, and wait for the activity bar to be drawn first.
+    await page.locator('.activitybar .action-item a[aria-label^="Agent"]').first().waitFor({ timeout: 40000 });
+    await until('the Agent view container', async () => {
+      if (await page.locator('.activitybar .action-item.checked a[aria-label^="Agent"]').count()) return true;
+      await page.locator('.activitybar .action-item a[aria-label^="Agent"]').first().click({ timeout: 3000 });
+      return false;
+    }, 40000);
+    chat = await chatFrame(page);
+    await until('the chat restored', async () => (await chat.locator('.turn.user', { hasText: 'Make greet say hello' }).count()) === 1, 30000);
+    const turnsAfter = await chat.locator('.turn.user').count();
+    if (turnsAfter !== turnsBefore) throw new Error(`restored ${turnsAfter} prompts of ${turnsBefore}`);
+    log('reload restored the chat:', turnsAfter, 'prompts');
+    // The model choice is remembered for the workspace; back to the configured one.
+    await until('the remembered model', async () => (await chat.locator('#model').inputValue()) === 'other-model', 10000);
+    await chat.locator('#model').selectOption({ index: 0 });
+    log('the model choice survived the reload');
+    await chat.locator('#history').click();
+    const item = page.locator('.monaco-list-row', { hasText: 'Make greet say hello to the agent' });
+    await item.first().waitFor({ timeout: 20000 });
+    fs.mkdirSync(path.dirname(SHOT), { recursive: true });
+    await page.locator('.part.sidebar').screenshot({ path: SHOT.replace(/\.png$/, '-history.png') });
+    log('history view lists the session');
+
     // New chat, then Stop a run that waits on the model.
     await chat.locator('#new').click();
     await until('an empty chat', async () => (await chat.locator('.turn').count()) === 0, 5000);
@@ -285,6 +401,7 @@ async function chatFrame(page) {
     await chat.locator('#stop:not([hidden])').waitFor({ timeout: 5000 });
     await until('the model request', () => srv.requests.length === before + 1, 10000);
     if (JSON.stringify(srv.requests[before].messages).includes('Make greet say hello')) throw new Error('New chat kept the old session');
+    if (srv.requests[before].model !== 'scripted') throw new Error('the picker back on Default still sent ' + srv.requests[before].model);
     await chat.locator('#stop').click();
     await chat.locator('.ending', { hasText: 'Stopped.' }).waitFor({ timeout: 10000 });
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 5000 });
@@ -340,6 +457,46 @@ async function chatFrame(page) {
     const diagText = await diagTool.locator('pre.result').innerText();
     if (!diagText.includes('data.json')) throw new Error('the diagnostics tool did not see data.json: ' + diagText);
     log('agent/diagnostics forwarded the JSON error:', diagText.split('\n')[0]);
+
+    // An @file mention: completion in the prompt box, its content reaches the model.
+    await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 });
+    await chat.locator('#prompt').fill('');
+    await chat.locator('#prompt').pressSequentially('Summarise @data');
+    await chat.locator('.complete-item', { hasText: 'data.json' }).first().waitFor({ timeout: 15000 });
+    await chat.locator('#prompt').press('Enter'); // picks the highlighted item
+    await chat.locator('.chip', { hasText: '@data.json' }).waitFor({ timeout: 5000 });
+    // The current file (data.json) would go anyway: remove its chip, so only the mention carries it.
+    await chat.locator('.chip.current .chip-x').click();
+    await chat.locator('.chip.current').waitFor({ state: 'detached', timeout: 5000 });
+    await chat.locator('#prompt').press('Enter'); // sends
+    await chat.locator('.markdown', { hasText: 'It names the demo' }).waitFor({ timeout: 20000 });
+    const mention = JSON.stringify(srv.requests[srv.requests.length - 1].messages);
+    if (!mention.includes('The user mentioned data.json') || !mention.includes('\\"name\\": \\"demo\\"') || mention.slice(-600).includes('The user is looking at')) throw new Error('the mention did not reach the model: ' + mention.slice(-400));
+    log('@data.json completed, the current-file chip removed; the mention alone reached the model');
+
+    // Inline edit on a selection: its run shows as its own turn, its edit lands in the editor.
+    await page.locator('.tab', { hasText: 'main.go' }).click();
+    await page.locator('.tab.active', { hasText: 'main.go' }).waitFor({ timeout: 5000 });
+    await page.locator('.monaco-editor .view-lines', { hasText: 'func greet' }).first().click();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('6');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+End');
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Agent: Edit with agent');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Edit with agent' }).first().waitFor({ timeout: 5000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Lines 6-6' }).waitFor({ timeout: 5000 });
+    await page.keyboard.type('Shout the greeting');
+    await page.keyboard.press('Enter');
+    const editCard = chat.locator('.turn.action.edit .approval.pending', { hasText: 'main.go' });
+    await editCard.waitFor({ timeout: 20000 });
+    await editCard.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await chat.locator('.turn.action.edit .markdown', { hasText: 'Shouted.' }).waitFor({ timeout: 20000 });
+    await chat.locator('.turn.user.action .badge', { hasText: 'Inline edit' }).waitFor({ timeout: 5000 });
+    await until('the inline edit in the editor', async () => (await page.locator('.monaco-editor .view-lines', { hasText: 'func greet' }).first().innerText()).replace(/\u00a0/g, ' ').includes('HELLO, AGENT'), 10000);
+    log('inline edit ran as its own turn and edited the selection');
     console.log(`PASS vscode e2e in ${el()}`);
     code = 0;
   } catch (e) {

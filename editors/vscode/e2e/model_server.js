@@ -43,7 +43,7 @@ function start(script, { chunkDelayMs = 15 } = {}) {
     req.on('end', async () => {
       if (req.method === 'GET' && req.url === '/v1/models') {
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        return res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }] }));
+        return res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }, { id: 'other-model', object: 'model' }] }));
       }
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         res.writeHead(404, { 'Content-Type': 'application/json' });

@@ -22,6 +22,8 @@ export interface TurnChanges {
 /** The part of a chat turn this file reads and writes. */
 export interface WithChanges {
   role: 'user' | 'assistant';
+  /** Set on runs the chat did not start (code actions, inline edits): they journal in their own session. */
+  sessionId?: string;
   changes?: TurnChanges;
 }
 
@@ -52,7 +54,8 @@ export function bindJournal<T extends WithChanges>(turns: T[], res: ChangesResul
   const out = turns.slice();
   for (let i = out.length - 1; i >= 0; i--) {
     const c = out[i].changes;
-    if (!c) continue;
+    // Another session's run (a code action shown in the chat) is not in this journal.
+    if (!c || (out[i].sessionId !== undefined && out[i].sessionId !== res.sessionId)) continue;
     let n = c.journalTurn;
     if (n === undefined) {
       let k = free.length - 1;

@@ -1,8 +1,8 @@
 // The chat's state and the reducer that folds agent/event notifications
-// into it. Pure: the chat view renders what view() returns.
-import type { AgentEvent, PromptResult, Range, Todo, Usage } from './lsp_ext';
-import { escapeHtml, renderMarkdown } from './markdown';
-import { ChangesView, changesViews, fromEvent, TurnChanges } from './changes_state';
+// into it. Pure: the chat view renders what view() (chat_view_model.ts)
+// returns.
+import type { AgentEvent, ApproveParams, HistoryTurn, PromptResult, Range, Todo, Usage } from './lsp_ext';
+import { fromEvent, TurnChanges } from './changes_state';
 
 export interface ToolBlock {
   kind: 'tool';
@@ -12,13 +12,25 @@ export interface ToolBlock {
   result?: string;
   isError?: boolean;
   running: boolean;
+  /** Output streamed while it runs (tool_output), until the result. */
+  output?: string;
+}
+/** A permission prompt shown in the conversation (agent/approve). */
+export interface ApprovalBlock {
+  kind: 'approval';
+  /** The chat view's key for the pending request. */
+  key: string;
+  params: ApproveParams;
+  /** The choice made (by the card, the toast or the timeout); undefined while pending. */
+  answer?: string;
 }
 export type Block =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string }
   | { kind: 'warning'; text: string }
   | { kind: 'note'; text: string }
-  | ToolBlock;
+  | ToolBlock
+  | ApprovalBlock;
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -27,6 +39,9 @@ export interface Turn {
   context?: string;
   blocks: Block[];
   ending?: { reason: string; error?: string };
+  /** Runs the chat did not start (code actions, inline edits): their origin and session. */
+  origin?: string;
+  sessionId?: string;
   /** The files the run changed (changes_state.ts). */
   changes?: TurnChanges;
 }
@@ -36,17 +51,21 @@ export interface ChatState {
   running: boolean;
   turns: Turn[];
   todos: Todo[];
-  /** Tokens of the whole conversation, and of the run going on. */
+  /** Tokens of the finished runs of the conversation, and of the run going on (the server's running total). */
   usage: Usage;
   runUsage: Usage;
+  /** How full the model's window is: the last request's prompt tokens and the window. */
+  context?: { tokens: number; window?: number };
+  /** Session id → index of its assistant turn, for runs the chat did not start. */
+  side: Record<string, number>;
 }
 
 export function emptyState(): ChatState {
-  return { running: false, turns: [], todos: [], usage: zero(), runUsage: zero() };
+  return { running: false, turns: [], todos: [], usage: zero(), runUsage: zero(), side: {} };
 }
 
-const zero = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
-const add = (a: Usage, b?: Partial<Usage>): Usage => ({
+export const zero = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
+export const add = (a: Usage, b?: Partial<Usage>): Usage => ({
   inputTokens: a.inputTokens + (b?.inputTokens ?? 0),
   outputTokens: a.outputTokens + (b?.outputTokens ?? 0),
 });
@@ -83,28 +102,44 @@ export function startRun(s: ChatState, prompt: string, context?: string, session
 
 /** accepts says whether an event belongs to this chat. */
 export function accepts(s: ChatState, ev: AgentEvent): boolean {
+  if (ev.sessionId in s.side) return true;
+  if (ev.type === 'run_start' && ev.origin !== 'prompt') return true; // a code action's run: shown as a turn of its own
   if (s.sessionId) return ev.sessionId === s.sessionId;
   // The first run of a new chat adopts the first session it hears from.
   return s.running;
 }
 
-function lastAssistant(s: ChatState): { turns: Turn[]; turn: Turn } {
+/** turnFor copies the turns and the assistant turn the session's events go to. */
+function turnFor(s: ChatState, sessionId?: string): { turns: Turn[]; turn: Turn; index: number } {
   const turns = s.turns.slice();
-  let i = turns.length - 1;
-  if (i < 0 || turns[i].role !== 'assistant') {
-    turns.push({ role: 'assistant', blocks: [] });
+  let i = sessionId !== undefined && sessionId in s.side ? s.side[sessionId] : turns.length - 1;
+  if (i < 0 || turns[i].role !== 'assistant' || (turns[i].sessionId && turns[i].sessionId !== sessionId)) {
+    // The chat's own run: its last assistant turn that is not a side run's.
     i = turns.length - 1;
+    while (i >= 0 && (turns[i].role !== 'assistant' || turns[i].sessionId)) i--;
+    if (i < 0) {
+      turns.push({ role: 'assistant', blocks: [] });
+      i = turns.length - 1;
+    }
   }
   const turn = { ...turns[i], blocks: turns[i].blocks.slice() };
   turns[i] = turn;
-  return { turns, turn };
+  return { turns, turn, index: i };
 }
 
 /** reduce folds one agent/event into the state. */
 export function reduce(s: ChatState, ev: AgentEvent): ChatState {
   if (!accepts(s, ev)) return s;
-  const sessionId = s.sessionId ?? ev.sessionId;
-  const { turns, turn } = lastAssistant(s);
+  const sideRun = ev.sessionId in s.side;
+  if (ev.type === 'run_start') {
+    if (ev.origin === 'prompt' || sideRun || ev.sessionId === s.sessionId) return s;
+    const turns = [...s.turns,
+      { role: 'user' as const, text: ev.title, context: ev.context, blocks: [], origin: ev.origin },
+      { role: 'assistant' as const, blocks: [], origin: ev.origin, sessionId: ev.sessionId }];
+    return { ...s, turns, side: { ...s.side, [ev.sessionId]: turns.length - 1 } };
+  }
+  const sessionId = sideRun ? s.sessionId : s.sessionId ?? ev.sessionId;
+  const { turns, turn } = turnFor(s, sideRun ? ev.sessionId : undefined);
   const b = turn.blocks;
   const last = b[b.length - 1];
   switch (ev.type) {
@@ -120,6 +155,13 @@ export function reduce(s: ChatState, ev: AgentEvent): ChatState {
     case 'tool_start':
       b.push({ kind: 'tool', id: ev.id, name: ev.name, arguments: ev.arguments, running: true });
       break;
+    case 'tool_output': {
+      const i = b.findIndex((x) => x.kind === 'tool' && x.id === ev.id);
+      if (i < 0) return s;
+      const t = b[i] as ToolBlock;
+      b[i] = { ...t, output: (t.output ?? '') + ev.text };
+      break;
+    }
     case 'tool_result': {
       const i = b.findIndex((x) => x.kind === 'tool' && x.id === ev.id);
       const done: ToolBlock = {
@@ -131,8 +173,14 @@ export function reduce(s: ChatState, ev: AgentEvent): ChatState {
       break;
     }
     case 'usage':
-      return { ...s, sessionId, turns: s.turns, runUsage: add(s.runUsage, ev.usage) };
+      // The server sends the run's running total: it replaces, never adds.
+      if (sideRun) return s;
+      return { ...s, sessionId, runUsage: { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens } };
+    case 'context':
+      if (sideRun) return s;
+      return { ...s, sessionId, context: { tokens: ev.tokens, window: ev.window || s.context?.window } };
     case 'todos':
+      if (sideRun) return s;
       return { ...s, sessionId, todos: ev.todos ?? [] };
     case 'compaction':
       b.push({ kind: 'note', text: `Conversation summarised: ${ev.tokensBefore} → ${ev.tokensAfter} tokens (${ev.messages} messages).` });
@@ -141,6 +189,16 @@ export function reduce(s: ChatState, ev: AgentEvent): ChatState {
       turn.changes = fromEvent(ev.changes);
       break;
     case 'end':
+      if (sideRun) {
+        turn.ending = { reason: ev.reason, error: ev.error };
+        if (!turn.blocks.some((x) => x.kind === 'text') && ev.text) turn.blocks.push({ kind: 'text', text: ev.text });
+        turn.changes ??= fromEvent(ev.changes);
+        for (let j = 0; j < turn.blocks.length; j++) {
+          const x = turn.blocks[j];
+          if (x.kind === 'tool' && x.running) turn.blocks[j] = { ...x, running: false };
+        }
+        return { ...s, turns };
+      }
       return finishRun({ ...s, sessionId, turns }, { ...ev, sessionId: ev.sessionId });
     default:
       return { ...s, sessionId };
@@ -153,138 +211,75 @@ export function reduce(s: ChatState, ev: AgentEvent): ChatState {
  * It is idempotent: the end event and the request's result both call it.
  */
 export function finishRun(s: ChatState, r: PromptResult): ChatState {
-  const { turns, turn } = lastAssistant(s);
+  const { turns, turn } = turnFor(s);
   if (turn.ending) return { ...s, running: false, sessionId: r.sessionId || s.sessionId, turns };
   const hasText = turn.blocks.some((x) => x.kind === 'text');
   if (!hasText && r.text) turn.blocks.push({ kind: 'text', text: r.text });
   turn.ending = { reason: r.reason, error: r.error };
   turn.changes ??= fromEvent(r.changes);
   const runUsage = r.usage && (r.usage.inputTokens || r.usage.outputTokens) ? { ...r.usage } : s.runUsage;
-  for (const x of turn.blocks) if (x.kind === 'tool' && x.running) x.running = false;
-  return { ...s, running: false, sessionId: r.sessionId || s.sessionId, turns, runUsage, usage: add(s.usage, runUsage) };
+  for (let j = 0; j < turn.blocks.length; j++) {
+    const x = turn.blocks[j];
+    if (x.kind === 'tool' && x.running) turn.blocks[j] = { ...x, running: false };
+    if (x.kind === 'approval' && x.answer === undefined) turn.blocks[j] = { ...x, answer: 'deny' };
+  }
+  return { ...s, running: false, sessionId: r.sessionId || s.sessionId, turns, runUsage: zero(), usage: add(s.usage, runUsage) };
 }
 
 /** failRun closes the run after the request itself failed (server gone, protocol error). */
 export function failRun(s: ChatState, message: string): ChatState {
-  const { turns, turn } = lastAssistant(s);
+  const { turns, turn } = turnFor(s);
   if (!turn.ending) turn.ending = { reason: 'error', error: message };
   return { ...s, running: false, turns };
 }
 
-// ---- the view model sent to the webview ----
-
-export interface ToolView {
-  id: string;
-  name: string;
-  summary: string;
-  arguments: string;
-  result?: string;
-  isError?: boolean;
-  running: boolean;
-}
-export type BlockView =
-  | { kind: 'html'; html: string }
-  | { kind: 'reasoning'; text: string }
-  | { kind: 'warning'; text: string }
-  | { kind: 'note'; text: string }
-  | ({ kind: 'tool' } & ToolView);
-export interface TurnView {
-  role: 'user' | 'assistant';
-  text?: string;
-  context?: string;
-  blocks: BlockView[];
-  ending?: { reason: string; label: string; error?: string };
-  changes?: ChangesView;
-}
-export interface ViewModel {
-  running: boolean;
-  sessionId?: string;
-  turns: TurnView[];
-  todos: Todo[];
-  usage: string;
+/** addApproval shows a pending permission prompt in the turn of its session (or the chat's own). */
+export function addApproval(s: ChatState, key: string, params: ApproveParams): ChatState {
+  const side = params.sessionId !== undefined && params.sessionId in s.side ? params.sessionId : undefined;
+  const { turns, turn } = turnFor(s, side);
+  turn.blocks.push({ kind: 'approval', key, params });
+  return { ...s, turns };
 }
 
-const endingLabels: Record<string, string> = {
-  end_turn: '',
-  aborted: 'Stopped.',
-  max_turns: 'Stopped: the turn limit was reached.',
-  max_tool_calls: 'Stopped: the tool-call limit was reached.',
-  repeated_failure: 'Stopped: the same tool call kept failing.',
-  empty_response: 'The model gave an empty answer.',
-  max_tokens: 'The answer was cut at the token limit.',
-  refusal: 'The model refused.',
-  error: 'The run failed.',
-};
-
-export function endingLabel(reason: string): string {
-  return reason in endingLabels ? endingLabels[reason] : `Ended: ${reason}.`;
+/** answerApproval records the choice of a prompt (first answer wins: a later one changes nothing). */
+export function answerApproval(s: ChatState, key: string, answer: string): ChatState {
+  let changed = false;
+  const turns = s.turns.map((t) => {
+    const i = t.blocks.findIndex((b) => b.kind === 'approval' && b.key === key && b.answer === undefined);
+    if (i < 0) return t;
+    changed = true;
+    const blocks = t.blocks.slice();
+    blocks[i] = { ...(blocks[i] as ApprovalBlock), answer };
+    return { ...t, blocks };
+  });
+  return changed ? { ...s, turns } : s;
 }
 
-/** toolSummary is the one-line label of a tool call: its name and main argument. */
-export function toolSummary(name: string, args: string): string {
-  let detail = '';
-  try {
-    const a = JSON.parse(args) as Record<string, unknown>;
-    for (const k of ['command', 'path', 'file', 'pattern', 'query', 'url', 'description']) {
-      if (typeof a[k] === 'string' && a[k]) {
-        detail = a[k] as string;
-        break;
-      }
+/** waiting says whether a permission prompt waits for the user. */
+export function waiting(s: ChatState): boolean {
+  return s.turns.some((t) => t.blocks.some((b) => b.kind === 'approval' && b.answer === undefined));
+}
+
+/** fromHistory rebuilds a chat from agent/sessionHistory (after a reload, or opened from the history). */
+export function fromHistory(sessionId: string, turns: HistoryTurn[], usage?: Usage): ChatState {
+  const s = emptyState();
+  s.sessionId = sessionId;
+  if (usage) s.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+  for (const h of turns) {
+    if (h.role === 'user') {
+      s.turns.push({ role: 'user', text: h.text ?? '', blocks: [] });
+      continue;
     }
-  } catch {
-    detail = '';
+    let t = s.turns[s.turns.length - 1];
+    if (!t || t.role !== 'assistant') {
+      t = { role: 'assistant', blocks: [] };
+      s.turns.push(t);
+    }
+    if (h.text) t.blocks.push({ kind: 'text', text: h.text });
+    for (const c of h.toolCalls ?? []) {
+      t.blocks.push({ kind: 'tool', id: c.id, name: c.name, arguments: c.arguments, result: c.result, isError: c.isError, running: false });
+    }
+    if (h.ending) t.ending = { reason: h.ending };
   }
-  detail = detail.replace(/\s+/g, ' ').trim();
-  if (detail.length > 60) detail = detail.slice(0, 59) + '…';
-  return detail ? `${name} ${detail}` : name;
+  return s;
 }
-
-function prettyArgs(args: string): string {
-  try {
-    return JSON.stringify(JSON.parse(args), null, 2);
-  } catch {
-    return args;
-  }
-}
-
-/** formatTokens shows 12345 as "12.3k". */
-export function formatTokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1e6) return (n / 1000).toFixed(n < 10000 ? 1 : 0) + 'k';
-  return (n / 1e6).toFixed(1) + 'M';
-}
-
-const maxResult = 20000;
-
-/** view turns the state into what the webview draws; markdown becomes safe HTML here. */
-export function view(s: ChatState): ViewModel {
-  const changes = changesViews(s.turns, s.running);
-  const turns = s.turns.map((t, i): TurnView => ({
-    changes: changes[i],
-    role: t.role,
-    text: t.text,
-    context: t.context,
-    ending: t.ending && { ...t.ending, label: endingLabel(t.ending.reason) },
-    blocks: t.blocks.map((b): BlockView => {
-      switch (b.kind) {
-        case 'text':
-          return { kind: 'html', html: renderMarkdown(b.text) };
-        case 'tool':
-          return {
-            kind: 'tool', id: b.id, name: b.name, summary: toolSummary(b.name, b.arguments),
-            arguments: prettyArgs(b.arguments), running: b.running, isError: b.isError,
-            result: b.result === undefined ? undefined
-              : b.result.length > maxResult ? b.result.slice(0, maxResult) + `\n… (${b.result.length - maxResult} more characters)` : b.result,
-          };
-        default:
-          return b;
-      }
-    }),
-  }));
-  const total = s.running ? add(s.usage, s.runUsage) : s.usage;
-  const usage = total.inputTokens || total.outputTokens
-    ? `${formatTokens(total.inputTokens)} in · ${formatTokens(total.outputTokens)} out` : '';
-  return { running: s.running, sessionId: s.sessionId, turns, todos: s.todos, usage };
-}
-
-export { escapeHtml };

@@ -4,9 +4,11 @@
 import * as vscode from 'vscode';
 import {
   ClientCapabilities, DidChangeConfigurationNotification, FeatureState, LanguageClient,
-  LanguageClientOptions, ServerOptions, StaticFeature, TransportKind,
+  LanguageClientOptions, ServerOptions, StaticFeature,
 } from 'vscode-languageclient/node';
+import * as cp from 'child_process';
 import { DiagnosticsNotification, SaveDocumentsRequest, SaveDocumentsResult } from './lsp_ext';
+import { logLine } from './log_level';
 import { Config, initializationOptions, readConfig, SecretKey } from './settings';
 
 export function currentConfig(): Config {
@@ -19,14 +21,18 @@ export async function serverSettings(ctx: vscode.ExtensionContext, cfg: Config) 
   return initializationOptions(cfg, process.env, secret);
 }
 
-/** Declares capabilities.experimental.agentLsp.saveRequest so the server asks before shell commands. */
+/**
+ * Declares capabilities.experimental.agentLsp.saveRequest (the server asks
+ * before shell commands) and .approve (permission prompts come as
+ * agent/approve, shown in the chat).
+ */
 class SaveRequestFeature implements StaticFeature {
   getState(): FeatureState {
     return { kind: 'static' };
   }
   fillClientCapabilities(caps: ClientCapabilities): void {
     const exp = (caps.experimental ??= {}) as Record<string, unknown>;
-    exp.agentLsp = { ...(exp.agentLsp as object | undefined), saveRequest: true };
+    exp.agentLsp = { ...(exp.agentLsp as object | undefined), saveRequest: true, approve: true };
   }
   initialize(): void {}
   clear(): void {}
@@ -36,8 +42,24 @@ export async function createClient(
   ctx: vscode.ExtensionContext,
   cfg: Config,
   output: vscode.LogOutputChannel,
+  binary: string,
 ): Promise<LanguageClient> {
-  const serverOptions: ServerOptions = { command: cfg.serverPath, args: ['serve'], transport: TransportKind.stdio };
+  // The process is started here, not by the client, so its stderr reaches
+  // the output channel at the level of each line (slog's level=…); the
+  // INFO and higher lines also come as window/logMessage, so only the
+  // rest (debug lines, a crash) is written from stderr.
+  const serverOptions: ServerOptions = async () => {
+    const child = cp.spawn(binary, ['serve'], { stdio: ['pipe', 'pipe', 'pipe'], env: process.env });
+    let rest = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
+      const lines = (rest + d).split('\n');
+      rest = lines.pop() ?? '';
+      for (const l of lines) logLine(output, l);
+    });
+    child.on('exit', () => rest && logLine(output, rest));
+    return child;
+  };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
     initializationOptions: await serverSettings(ctx, cfg),

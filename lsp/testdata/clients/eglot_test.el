@@ -3,7 +3,9 @@
 ;; (--batch without -Q: Debian's site-start puts elpa-eglot on load-path).
 ;; Env: AGENT_LSP_BIN, AGENT_LSP_WS (a workspace holding main.go),
 ;; AGENT_LSP_MODEL_URL (the scripted model: read_file main.go, str_replace
-;; "old" -> "new", bash "touch made.txt", then "done").
+;; "old" -> "new", bash "touch made.txt", then "done"). The permission
+;; prompt is answered the way Enter answers it: with eglot's default, the
+;; first action, which must be the safe one (Deny).
 ;; It uses the README's snippets: the eglot-server-programs entry with
 ;; :initializationOptions, and agent-lsp-ask's request. Exit status: 0 pass,
 ;; 1 failure, 2 timeout.
@@ -21,14 +23,15 @@
                                                             :model "scripted" :apiKey "k"))))
 
 ;; Batch Emacs cannot answer prompts: apply edits without asking, and
-;; answer the permission prompt (completing-read) with "Allow".
+;; answer the permission prompt (completing-read) with its default, what
+;; Enter would choose (eglot passes the first action's title).
 (setq eglot-confirm-server-initiated-edits nil)
 (setq eglot-confirm-server-edits nil)
 (defvar agent-test-asked nil)
 (advice-add 'completing-read :override
-            (lambda (prompt collection &rest _)
-              (push (cons prompt collection) agent-test-asked)
-              (car (member "Allow" collection))))
+            (lambda (prompt collection &optional _pred _req initial &rest _)
+              (push (list prompt collection initial) agent-test-asked)
+              (or initial "")))
 
 (defun agent-test-wait (what pred &optional secs)
   (with-timeout ((or secs 20) (error "timeout waiting for %s" what))
@@ -62,11 +65,14 @@
       (unless (buffer-modified-p) (error "the buffer was saved"))
       (unless (= (length agent-test-asked) 1) (error "prompts %S" agent-test-asked))
       (let ((p (car agent-test-asked)))
-        (unless (and (string-match-p "touch made.txt" (car p)) (equal (cdr p) '("Allow" "Allow for this session" "Deny")))
+        (unless (and (string-match-p "wants to run `touch made.txt`" (nth 0 p))
+                     (not (string-match-p "Reason:\\|no rule matches\\|built-in default" (nth 0 p)))
+                     (equal (nth 1 p) '("Deny" "Allow once" "Allow for this session"))
+                     (equal (nth 2 p) "Deny"))
           (error "prompt %S" p)))
-      (unless (file-exists-p (expand-file-name "made.txt" ws)) (error "made.txt was not created"))
+      (when (file-exists-p (expand-file-name "made.txt" ws)) (error "made.txt was created: Enter allowed the command"))
       (eglot-shutdown server)
-      (princ (format "PASS: emacs %s, eglot %s: prompt, edit in buffer, permission Allow, shutdown\n"
+      (princ (format "PASS: emacs %s, eglot %s: prompt, edit in buffer, permission prompt defaults to Deny, shutdown\n"
                      emacs-version (or (ignore-errors (package-get-version)) (locate-library "eglot"))))
       (set-buffer-modified-p nil)
       (kill-emacs 0))

@@ -7,7 +7,7 @@
 // This client opens main.go with unsaved text (an emoji before the edit),
 // runs agent/prompt, applies the server's workspace/applyEdit to its own copy
 // of the buffer (version checked, UTF-16 ranges, didChange back), answers the
-// bash permission prompt with "Allow", checks the agent/event stream, cancels
+// bash permission prompt with "Allow once", checks the agent/event stream, cancels
 // a second run with $/cancelRequest, then shuts down and checks exit status 0.
 // Prints PASS on success.
 const assert = require('assert/strict');
@@ -60,7 +60,7 @@ conn.onRequest(P.ApplyWorkspaceEditRequest.type, async (params) => {
 });
 conn.onRequest(P.ShowMessageRequest.type, (params) => {
   asked.push(params);
-  return params.actions.find((a) => a.title === 'Allow');
+  return params.actions.find((a) => a.title === 'Allow once');
 });
 conn.onNotification('agent/event', (e) => events.push(e));
 conn.onNotification(P.LogMessageNotification.type, () => {});
@@ -102,8 +102,8 @@ conn.listen();
   // The permission prompt.
   assert.equal(asked.length, 1, JSON.stringify(asked));
   assert.equal(asked[0].type, P.MessageType.Warning);
-  assert.ok(asked[0].message.includes('bash') && asked[0].message.includes('touch made.txt'), asked[0].message);
-  assert.deepEqual(asked[0].actions.map((a) => a.title), ['Allow', 'Allow for this session', 'Deny']);
+  assert.ok(asked[0].message.includes('wants to run `touch made.txt`'), asked[0].message);
+  assert.deepEqual(asked[0].actions.map((a) => a.title), ['Deny', 'Allow once', 'Allow for this session']);
   assert.ok(fs.existsSync(ws + '/made.txt'), 'the allowed command did not run');
 
   // Cancel a slow run with $/cancelRequest (vscode-jsonrpc sends it for a cancelled token).

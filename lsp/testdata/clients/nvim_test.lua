@@ -40,7 +40,7 @@ local ok, err = pcall(function()
     ['window/showMessageRequest'] = function(_, params)
       table.insert(asked, params)
       for _, a in ipairs(params.actions or {}) do
-        if a.title == 'Allow' then return a end
+        if a.title == 'Allow once' then return a end
       end
       return vim.NIL -- 0.7 needs a value: nil errors
     end,
@@ -88,12 +88,12 @@ local ok, err = pcall(function()
   assert(olines[1] == 'other: TWO', 'other.txt buffer ' .. vim.inspect(olines))
   assert(vim.fn.readfile(ws .. '/other.txt')[1] == 'other: TWO', 'other.txt on disk ' .. vim.inspect(vim.fn.readfile(ws .. '/other.txt')))
 
-  -- The bash permission prompt, answered "Allow"; the command ran.
+  -- The bash permission prompt (Deny first), answered "Allow once"; the command ran.
   assert(#asked == 1, 'prompts ' .. vim.inspect(asked))
   local msg = asked[1].message
-  assert(msg:find('bash', 1, true) and msg:find('touch made.txt', 1, true), 'prompt ' .. msg)
+  assert(msg:find('wants to run `touch made.txt`', 1, true), 'prompt ' .. msg)
   local titles = vim.tbl_map(function(a) return a.title end, asked[1].actions)
-  assert(table.concat(titles, '|') == 'Allow|Allow for this session|Deny', 'actions ' .. vim.inspect(titles))
+  assert(table.concat(titles, '|') == 'Deny|Allow once|Allow for this session', 'actions ' .. vim.inspect(titles))
   assert(vim.loop.fs_stat(ws .. '/made.txt'), 'made.txt was not created')
 
   -- The events: the tool results, none an error, then the end.

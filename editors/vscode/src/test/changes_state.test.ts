@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { bindJournal, changesViews, fromEvent, undoReport, WithChanges } from '../changes_state';
-import { ChatState, emptyState, finishRun, reduce, startRun, view } from '../chat_state';
+import { ChatState, emptyState, finishRun, reduce, startRun } from '../chat_state';
+import { view } from '../chat_view_model';
 import type { ChangeTurn, ChangesResult, FileChange } from '../lsp_ext';
 
 const fc = (path: string, kind = 'modified', added = 1, removed = 0, from?: string): FileChange =>
@@ -47,6 +48,20 @@ test('bindJournal pairs turns newest first, skipping journal turns the chat does
   assert.equal(out[3].changes, undefined);
   // Bound again: nothing changes, the same array comes back.
   assert.equal(bindJournal(out, r), out);
+});
+
+test('a code action\'s run shown in the chat keeps its changes and is never bound to the chat\'s journal', () => {
+  let s: ChatState = startRun(emptyState(), 'edit', undefined, 's1');
+  s = reduce(s, { sessionId: 's1', type: 'changes', changes: [fc('a.go')] });
+  s = finishRun(s, { sessionId: 's1', reason: 'end_turn', turns: 1, toolCalls: 1, usage: { inputTokens: 1, outputTokens: 1 }, text: 'ok' });
+  s = reduce(s, { sessionId: 'fix-1', type: 'run_start', origin: 'fix', title: 'Fix with agent', prompt: 'fix it' });
+  s = reduce(s, { sessionId: 'fix-1', type: 'end', reason: 'end_turn', turns: 1, toolCalls: 1, usage: { inputTokens: 1, outputTokens: 1 }, text: 'fixed', changes: [fc('a.go')] });
+  assert.deepEqual(s.turns[3].changes, { files: [fc('a.go')] });
+  // The chat's journal (session s1) has one turn that changed a.go: it is the chat's own turn's, not the code action's.
+  const out = bindJournal(s.turns, res(jt(1, ['a.go'])));
+  assert.equal(out[1].changes!.journalTurn, 1);
+  assert.equal(out[3].changes!.journalTurn, undefined);
+  assert.equal(view({ ...s, turns: out }).turns[3].changes!.canUndo, false);
 });
 
 test('bindJournal never pairs an older chat turn with a newer journal turn', () => {
