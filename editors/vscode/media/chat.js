@@ -80,11 +80,10 @@
     return card;
   }
 
-  // Issue 12 (changes list / undo under each turn) draws into this slot:
-  // renderChanges(turn) returns an element for turn.changes, or null.
+  // The files a turn changed, with diff and undo, drawn in the turn's
+  // changes slot by media/changes.js (loaded first); null when it changed nothing.
   function renderChanges(t) {
-    void t;
-    return null;
+    return t.changes ? window.agentLspChanges(t.changes, (m) => vscode.postMessage(m)) : null;
   }
 
   const seen = new Set(); // approval cards already focused once

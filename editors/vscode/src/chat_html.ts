@@ -1,5 +1,5 @@
 // The chat view's page: no remote resource, a CSP that allows this
-// extension's stylesheet and the one nonce'd script only.
+// extension's stylesheets and its nonce'd scripts only.
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 
@@ -7,11 +7,14 @@ export function chatHtml(w: vscode.Webview, media: vscode.Uri): string {
   const nonce = crypto.randomBytes(16).toString('base64');
   const css = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
   const js = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js'));
+  // The turns' changes blocks (changes.js defines window.agentLspChanges, which chat.js calls).
+  const changesJs = w.asWebviewUri(vscode.Uri.joinPath(media, 'changes.js'));
+  const changesCss = w.asWebviewUri(vscode.Uri.joinPath(media, 'changes.css'));
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${w.cspSource}; script-src 'nonce-${nonce}'; img-src ${w.cspSource}; font-src ${w.cspSource};">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css}"><title>Agent</title></head>
+<link rel="stylesheet" href="${css}"><link rel="stylesheet" href="${changesCss}"><title>Agent</title></head>
 <body>
 <header id="header">
   <label class="model-label" for="model">Model</label>
@@ -36,6 +39,7 @@ export function chatHtml(w: vscode.Webview, media: vscode.Uri): string {
     <button type="submit" id="send" title="Send (Enter)">Send</button>
   </div>
 </form>
+<script nonce="${nonce}" src="${changesJs}"></script>
 <script nonce="${nonce}" src="${js}"></script>
 </body></html>`;
 }

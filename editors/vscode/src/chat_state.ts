@@ -2,6 +2,7 @@
 // into it. Pure: the chat view renders what view() (chat_view_model.ts)
 // returns.
 import type { AgentEvent, ApproveParams, HistoryTurn, PromptResult, Range, Todo, Usage } from './lsp_ext';
+import { fromEvent, TurnChanges } from './changes_state';
 
 export interface ToolBlock {
   kind: 'tool';
@@ -41,6 +42,8 @@ export interface Turn {
   /** Runs the chat did not start (code actions, inline edits): their origin and session. */
   origin?: string;
   sessionId?: string;
+  /** The files the run changed (changes_state.ts). */
+  changes?: TurnChanges;
 }
 
 export interface ChatState {
@@ -182,10 +185,14 @@ export function reduce(s: ChatState, ev: AgentEvent): ChatState {
     case 'compaction':
       b.push({ kind: 'note', text: `Conversation summarised: ${ev.tokensBefore} → ${ev.tokensAfter} tokens (${ev.messages} messages).` });
       break;
+    case 'changes':
+      turn.changes = fromEvent(ev.changes);
+      break;
     case 'end':
       if (sideRun) {
         turn.ending = { reason: ev.reason, error: ev.error };
         if (!turn.blocks.some((x) => x.kind === 'text') && ev.text) turn.blocks.push({ kind: 'text', text: ev.text });
+        turn.changes ??= fromEvent(ev.changes);
         for (let j = 0; j < turn.blocks.length; j++) {
           const x = turn.blocks[j];
           if (x.kind === 'tool' && x.running) turn.blocks[j] = { ...x, running: false };
@@ -209,6 +216,7 @@ export function finishRun(s: ChatState, r: PromptResult): ChatState {
   const hasText = turn.blocks.some((x) => x.kind === 'text');
   if (!hasText && r.text) turn.blocks.push({ kind: 'text', text: r.text });
   turn.ending = { reason: r.reason, error: r.error };
+  turn.changes ??= fromEvent(r.changes);
   const runUsage = r.usage && (r.usage.inputTokens || r.usage.outputTokens) ? { ...r.usage } : s.runUsage;
   for (let j = 0; j < turn.blocks.length; j++) {
     const x = turn.blocks[j];

@@ -14,6 +14,7 @@ import {
   addApproval, answerApproval, ChatState, contextLabel, emptyState, failRun, finishRun, fromHistory, newSessionId, reduce, startRun,
 } from './chat_state';
 import { view } from './chat_view_model';
+import { Changes, ChangesMessage, isChangesMessage } from './changes';
 import { chatHtml } from './chat_html';
 import { complete, MentionItem } from './mentions';
 import { parsePathRef } from './markdown';
@@ -34,7 +35,8 @@ type FromWebview =
   | { type: 'insert'; text: string }
   | { type: 'complete'; id: number; query: string }
   | { type: 'model'; model: string }
-  | { type: 'history' };
+  | { type: 'history' }
+  | ChangesMessage;
 
 const sessionKey = 'agentLsp.currentSession';
 const modelKey = 'agentLsp.model';
@@ -52,6 +54,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private models: { id: string; contextWindow?: number }[] = [];
   private modelsError?: string;
   private currentModel = '';
+  /** Review and undo of the turns' changes (changes.ts). */
+  private readonly changes = new Changes(() => this.getClient(), { state: () => this.state, update: (s: ChatState) => this.update(s) });
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -63,7 +67,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   /** attach listens to a (re)started client's events and approval requests. */
   attach(client: LanguageClient): void {
-    this.subs.push(client.onNotification(EventNotification, (ev: AgentEvent) => this.update(reduce(this.state, ev))));
+    this.subs.push(client.onNotification(EventNotification, (ev: AgentEvent) => {
+      this.update(reduce(this.state, ev));
+      // The run's journal turn is closed when its changes are announced.
+      if (ev.type === 'changes' && ev.changes.length > 0 && ev.sessionId === this.state.sessionId) void this.changes.sync();
+    }));
   }
 
   resolveWebviewView(v: vscode.WebviewView): void {
@@ -116,6 +124,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       case 'history':
         await vscode.commands.executeCommand('agentLsp.history.focus');
         break;
+      default:
+        if (isChangesMessage(m)) void this.changes.onMessage(m);
     }
   }
 
@@ -318,6 +328,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   dispose(): void {
     this.cts?.cancel();
+    this.changes.dispose();
     for (const f of this.pending.values()) f('deny');
     for (const d of this.subs) d.dispose();
     this.subs = [];

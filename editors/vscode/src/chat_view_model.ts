@@ -4,6 +4,7 @@
 import type { ApproveParams, Todo } from './lsp_ext';
 import { add, ChatState, waiting } from './chat_state';
 import { renderMarkdown } from './markdown';
+import { ChangesView, changesViews } from './changes_state';
 
 export interface ToolView {
   id: string;
@@ -33,8 +34,8 @@ export interface TurnView {
   sessionId?: string;
   blocks: BlockView[];
   ending?: { reason: string; label: string; error?: string };
-  /** The changes the turn made (issue 12's changes list fills it; the webview has its slot). */
-  changes?: unknown;
+  /** The files the turn changed, with Undo turn / Undo all (media/changes.js draws it in the turn's changes slot). */
+  changes?: ChangesView;
 }
 export interface GaugeView { tokens: number; window?: number; percent?: number; label: string }
 export interface ViewModel {
@@ -117,7 +118,9 @@ const maxOutput = 4000;
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n) + `\n… (${s.length - n} more characters)` : s);
 
 export function view(s: ChatState): ViewModel {
-  const turns = s.turns.map((t): TurnView => ({
+  const changes = changesViews(s.turns, s.running);
+  const turns = s.turns.map((t, i): TurnView => ({
+    changes: changes[i],
     role: t.role,
     text: t.text,
     context: t.context,

@@ -39,6 +39,8 @@ export interface PromptResult {
   usage: Usage;
   text: string;
   error?: string;
+  /** The files the run changed (when the session keeps a change journal). */
+  changes?: FileChange[];
 }
 
 export interface CancelParams { sessionId: string }
@@ -59,6 +61,7 @@ export type AgentEvent = { sessionId: string } & (
   | { type: 'todos'; todos: Todo[] }
   | { type: 'compaction'; tokensBefore: number; tokensAfter: number; messages: number; summary: string; fallback?: boolean }
   | { type: 'pruned'; text?: string }
+  | { type: 'changes'; changes: FileChange[] }
   | ({ type: 'end' } & Omit<PromptResult, 'sessionId'>)
 );
 
@@ -96,11 +99,76 @@ export interface SessionHistory { sessionId: string; title: string; usage: Usage
 export interface ModelInfo { id: string; contextWindow?: number }
 export interface ModelsResult { current: string; models: ModelInfo[]; error?: string }
 
+// ---- review and undo: the change journal (agent/changes, agent/undo) ----
+
+export type ChangeKind = 'created' | 'modified' | 'deleted' | 'renamed';
+
+/** One file a run changed: the `changes` event and the end's result. */
+export interface FileChange { path: string; from?: string; kind: ChangeKind | string; added: number; removed: number }
+
+/** agent/changes params; contents adds each text file's before/after. */
+export interface ChangesParams { sessionId: string; contents?: boolean }
+
+/** One file of a journaled turn. */
+export interface ChangedFile {
+  uri: string;
+  /** A renamed file's old name. */
+  fromUri?: string;
+  /** Relative to the workspace root. */
+  path: string;
+  kind: ChangeKind | string;
+  /** The tools that changed it: "str_replace", "write_file, bash", … */
+  tool: string;
+  added: number;
+  removed: number;
+  /** Unified diff; "" for binary files and contents not kept. */
+  diff: string;
+  binary?: boolean;
+  /** Why the content was not journaled (too large): such a change cannot be undone. */
+  notKept?: string;
+  /** With contents: true, text files only. */
+  before?: string;
+  after?: string;
+}
+
+export interface UndoConflict { uri: string; reason: string }
+
+/** One prompt of a session and the files it changed. */
+export interface ChangeTurn {
+  turn: number;
+  prompt: string;
+  time: string;
+  undone: boolean;
+  files: ChangedFile[];
+  /** Summaries of changes in ignored directories (node_modules/ …). */
+  ignored?: string[];
+  /** What its undo left as the user had it. */
+  conflicts?: UndoConflict[];
+}
+
+/** agent/changes result: the session's turns, oldest first. */
+export interface ChangesResult { sessionId: string; turns: ChangeTurn[] }
+
+/** agent/undo params: the last `turns` turns not yet undone (default 1), "all", or `turn` alone. */
+export interface UndoParams { sessionId: string; turns?: number | 'all'; turn?: number }
+
+/** agent/undo result. */
+export interface UndoResult {
+  /** The turns undone; [] when nothing was left. */
+  turns: number[];
+  /** URIs wholly taken back. */
+  reverted: string[];
+  /** Files left (wholly or partly) as the user has them. */
+  conflicts: UndoConflict[];
+}
+
 export const MethodPrompt = 'agent/prompt';
 export const MethodCancel = 'agent/cancel';
 export const MethodEvent = 'agent/event';
 export const MethodDiagnostics = 'agent/diagnostics';
 export const MethodSaveDocuments = 'agent/saveDocuments';
+export const MethodChanges = 'agent/changes';
+export const MethodUndo = 'agent/undo';
 export const MethodApprove = 'agent/approve';
 export const MethodSessions = 'agent/sessions';
 export const MethodSessionHistory = 'agent/sessionHistory';
@@ -118,6 +186,10 @@ export const EventNotification = new NotificationType<AgentEvent>(MethodEvent);
 export const DiagnosticsNotification = new NotificationType<DiagnosticsParams>(MethodDiagnostics);
 /** Server → client request, sent to clients declaring experimental.agentLsp.saveRequest. */
 export const SaveDocumentsRequest = new RequestType<SaveDocumentsParams, SaveDocumentsResult | null, void>(MethodSaveDocuments);
+/** Client → server request: a session's turns and the files each changed. */
+export const ChangesRequest = new RequestType<ChangesParams, ChangesResult, void>(MethodChanges);
+/** Client → server request: takes back turns of a session through workspace/applyEdit. */
+export const UndoRequest = new RequestType<UndoParams, UndoResult, void>(MethodUndo);
 /** Server → client request, sent to clients declaring experimental.agentLsp.approve. */
 export const ApproveRequest = new RequestType<ApproveParams, ApproveResult | null, void>(MethodApprove);
 /** Client → server request: the workspace's recorded sessions. */

@@ -19,6 +19,8 @@ export interface ServerSettings {
   actionMaxTurns?: number;
   actionAnyFile?: boolean;
   permissions?: Record<string, unknown>;
+  /** "confirm": every agent edit is confirmed in VS Code's refactor preview. */
+  review?: 'confirm' | 'off';
 }
 
 export interface Config {
@@ -55,6 +57,8 @@ export function readConfig(get: Getter): Config {
   if (perms && typeof perms === 'object' && !Array.isArray(perms) && Object.keys(perms).length > 0) {
     server.permissions = perms;
   }
+  // "off" is the server's default: it is sent only to turn review on.
+  if (get<string>('review', 'off') === 'confirm') server.review = 'confirm';
   let keySource = get<string>('apiKeySource', 'env') as KeySource;
   if (!['env', 'secretStorage', 'none'].includes(keySource)) keySource = 'env';
   const serverPath = get<string>('serverPath', 'agent-lsp').trim() || 'agent-lsp';

@@ -23,6 +23,12 @@ M.defaults = {
   -- actionAnyFile (see docs/protocol.md). Empty: the server's config files
   -- and AGENT_LSP_* environment decide.
   settings = {},
+  -- 'confirm': the server marks every agent edit as needing confirmation
+  -- (sent as settings.review; docs/protocol.md, Review). It takes effect
+  -- only in clients that show annotated edits, which Neovim does not:
+  -- here review the agent's changes after the fact with :AgentChanges,
+  -- :AgentDiff and :AgentUndo. 'off' (default): edits apply at once.
+  review = 'off',
   -- Forward vim.diagnostic changes to the agent (agent/diagnostics).
   forward_diagnostics = true,
   -- Answer the server's agent/saveDocuments with :write.
@@ -173,6 +179,9 @@ function M.validate(c)
   check(p, 'auto_attach', c.auto_attach, 'boolean')
   check(p, 'settings', c.settings, 'table')
   check(p, 'forward_diagnostics', c.forward_diagnostics, 'boolean')
+  if c.review ~= 'off' and c.review ~= 'confirm' then
+    table.insert(p, ('review: %q is not off or confirm'):format(tostring(c.review)))
+  end
   check(p, 'save_request', c.save_request, 'boolean')
   check(p, 'on_event', c.on_event, 'function', true)
   check(p, 'keymaps', c.keymaps, 'boolean')
@@ -194,11 +203,11 @@ function M.validate(c)
     local known = {
       baseUrl = 'string', model = 'string', apiKey = 'string', maxTurns = 'number',
       maxToolCalls = 'number', approvalTimeout = 'string', rewriteInstruction = 'string',
-      actionMaxTurns = 'number', actionAnyFile = 'boolean',
+      actionMaxTurns = 'number', actionAnyFile = 'boolean', review = 'string',
     }
     for k, v in pairs(c.settings) do
       if not known[k] then
-        table.insert(p, ('settings.%s: unknown key (known: baseUrl, model, apiKey, maxTurns, maxToolCalls, approvalTimeout, rewriteInstruction, actionMaxTurns, actionAnyFile)'):format(tostring(k)))
+        table.insert(p, ('settings.%s: unknown key (known: baseUrl, model, apiKey, maxTurns, maxToolCalls, approvalTimeout, rewriteInstruction, actionMaxTurns, actionAnyFile, review)'):format(tostring(k)))
       elseif type(v) ~= known[k] then
         table.insert(p, ('settings.%s: expected %s, got %s'):format(k, known[k], type(v)))
       end

@@ -221,6 +221,7 @@ function M.commands(bufnr)
     M.log()
   end, { nargs = 0, desc = "Show this tab's agent answer buffer" })
   require('agent_lsp.chat_commands')(def, M)
+  require('agent_lsp.changes').commands(def) -- :AgentChanges, :AgentDiff, :AgentUndo
 end
 
 --- on_attach: buffer-local commands and the first diagnostics.
@@ -258,6 +259,9 @@ function M.lsp_config(root)
   caps.experimental = caps.experimental or {}
   caps.experimental.agentLsp = { saveRequest = c.save_request, approve = true }
   local settings = c.settings
+  if c.review == 'confirm' then
+    settings = vim.tbl_extend('force', settings or {}, { review = 'confirm' })
+  end
   if settings and next(settings) == nil then
     settings = nil
   end

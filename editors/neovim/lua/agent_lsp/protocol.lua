@@ -4,13 +4,13 @@ local M = {}
 
 --- client→server request: run the agent on a prompt.
 --- params {prompt, sessionId?, textDocument?{uri}, range?, mode?, model?, context?{{uri, range?}}}
---- result {sessionId, reason, turns, toolCalls, usage, text, error?}
+--- result {sessionId, reason, turns, toolCalls, usage, text, error?, changes?{{path, from?, kind, added, removed}}}
 M.PROMPT = 'agent/prompt'
 --- client→server notification: abort a session's run. params {sessionId}
 M.CANCEL = 'agent/cancel'
 --- server→client notification: one event of a run.
 --- params {sessionId, type = run_start|text|reasoning|tool_start|tool_output|tool_result|
----   warning|usage|context|todos|compaction|end, ...}
+---   warning|usage|context|todos|compaction|changes|end, ...}
 M.EVENT = 'agent/event'
 --- client→server notification: the editor's diagnostics for one document.
 --- params {uri, diagnostics}
@@ -19,6 +19,14 @@ M.DIAGNOSTICS = 'agent/diagnostics'
 --- capabilities.experimental.agentLsp.saveRequest: save these documents.
 --- params {uris}, result {saved?} or null
 M.SAVE_DOCUMENTS = 'agent/saveDocuments'
+--- client→server request: a session's turns and the files each changed.
+--- params {sessionId, contents?}; result {sessionId, turns = {{turn, prompt,
+--- time, undone, files = {{uri, fromUri?, path, kind, tool, added, removed,
+--- diff, binary?, notKept?, before?, after?}}, ignored?, conflicts?}}}
+M.CHANGES = 'agent/changes'
+--- client→server request: take back turns of a session.
+--- params {sessionId, turns? (N or 'all'), turn?}; result {turns, reverted, conflicts = {{uri, reason}}}
+M.UNDO = 'agent/undo'
 --- server→client request, sent to clients declaring
 --- capabilities.experimental.agentLsp.approve: a risky tool call.
 --- params {sessionId?, callId?, tool, subject, action, reasons, message, sessionRule?, choices{{id, title, rule?}}, timeoutSeconds}
@@ -37,10 +45,6 @@ M.DELETE_SESSION = 'agent/deleteSession'
 --- client→server request: the endpoint's models. params {}
 --- result {current, models{{id, contextWindow?}}, error?}
 M.MODELS = 'agent/models'
---- Request, client→server: a session's turns and the files each changed.
-M.CHANGES = 'agent/changes'
---- Request, client→server: take back turns of a session.
-M.UNDO = 'agent/undo'
 
 --- Endings of a run (agent/prompt's reason, the end event's reason).
 M.reasons = {

@@ -64,7 +64,7 @@ test('server keys match lsp/initialize.go', () => {
   const cfg = readConfig(getter({
     baseUrl: 'u', model: 'm', maxTurns: 1, maxToolCalls: 1, approvalTimeout: '1s',
     rewriteInstruction: 'r', actionMaxTurns: 1, actionAnyFile: true,
-    permissions: { bash: { allow: ['make *'] } },
+    permissions: { bash: { allow: ['make *'] } }, review: 'confirm',
   }));
   const ours = Object.keys(initializationOptions(cfg, { AGENT_LSP_API_KEY: 'k' }, undefined).agentLsp).sort();
   assert.deepEqual(ours, goKeys);
@@ -80,4 +80,12 @@ test('package.json declares every setting readConfig reads', () => {
   for (const k of ['agentLsp.baseUrl', 'agentLsp.apiKeySource', 'agentLsp.apiKeyEnvVar', 'agentLsp.serverPath']) {
     assert.equal(pkg.contributes.configuration.properties[k].scope, 'machine', `${k} must be machine-scoped`);
   }
+});
+
+test('review: only "confirm" is sent ("off" is the server default, anything else is dropped)', () => {
+  const sent = (v: unknown) => initializationOptions(readConfig(getter({ review: v })), {}, undefined).agentLsp.review;
+  assert.equal(sent('confirm'), 'confirm');
+  assert.equal(sent('off'), undefined);
+  assert.equal(sent('yes'), undefined);
+  assert.equal(sent(undefined), undefined);
 });
