@@ -66,7 +66,14 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 		return nil, err
 	}
 	out := []codeAction{}
-	for _, d := range p.Context.Diagnostics {
+	diags := p.Context.Diagnostics
+	if len(diags) == 0 {
+		// Neovim 0.11+ sends each server only its own diagnostics: offer
+		// the fix for the ones the client forwarded (agent/diagnostics)
+		// on the requested lines.
+		diags = s.forwardedOn(p.TextDocument.URI, p.Range)
+	}
+	for _, d := range diags {
 		d := d
 		title := "Fix with agent: " + text.OneLine(d.Message, 80)
 		out = append(out, codeAction{Title: title, Kind: protocol.CodeActionKindQuickFix, Diagnostics: []Diagnostic{d},
@@ -147,4 +154,20 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 func lspArgs(a actionArgs) []protocol.LSPAny {
 	b, _ := json.Marshal(a) // plain strings and numbers: cannot fail
 	return []protocol.LSPAny{b}
+}
+
+// forwardedOn returns the diagnostics forwarded for uri whose lines meet r.
+func (s *Server) forwardedOn(uri string, r Range) []Diagnostic {
+	path := uriPath(uri)
+	if path == "" {
+		return nil
+	}
+	all, _ := s.diags.get(path)
+	var out []Diagnostic
+	for _, d := range all {
+		if d.Range.Start.Line <= r.End.Line && d.Range.End.Line >= r.Start.Line {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -253,3 +253,25 @@ func TestEnvConfiguration(t *testing.T) {
 		t.Fatalf("result %+v %v", res, err)
 	}
 }
+
+// A client that sends each server only its own diagnostics (Neovim 0.11+)
+// still gets "Fix with agent" for the ones it forwarded on those lines.
+func TestCodeActionFromForwardedDiagnostics(t *testing.T) {
+	t.Parallel()
+	e := lsptest.Connect(t, map[string]string{"a.go": "package a\n"})
+	e.Open("a.go", "package a\nfunc f() { x }\n")
+	diag := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: 1, Character: 11}, End: lsp.Position{Line: 1, Character: 12}}, Severity: 1, Source: "gopls", Message: "undefined: x"}
+	other := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: 0}, End: lsp.Position{Line: 0, Character: 1}}, Severity: 2, Source: "gopls", Message: "elsewhere"}
+	e.Notify(lsp.MethodDiagnostics, lsp.DiagnosticsParams{URI: e.URI("a.go"), Diagnostics: []lsp.Diagnostic{diag, other}})
+	var actions []action
+	if err := e.Call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": e.URI("a.go")},
+		"range":        lsp.Range{Start: lsp.Position{Line: 1}, End: lsp.Position{Line: 1}},
+		"context":      map[string]any{"diagnostics": []any{}},
+	}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) != 1 || actions[0].Title != "Fix with agent: undefined: x" {
+		t.Fatalf("actions %+v", actions)
+	}
+}
