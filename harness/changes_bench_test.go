@@ -18,7 +18,8 @@ import (
 
 // BenchmarkBashChangeDetection runs a trivial command (`true`) through the
 // real sandbox on a 200- and a 20,000-file workspace, with and without the change
-// journal's scans around it, and reports the median latency of each
+// journal's scans around it (a read-only command is not scanned; a
+// command that writes is), and reports the median latency of each
 // (median-ms). The difference is what change detection adds to a small
 // command; the baseline scan (every file read once) runs before the timed
 // calls, as it does in the background from the start of a turn.
@@ -59,15 +60,20 @@ func benchDetection(b *testing.B, dirs int) {
 	if err := cp.scanner.Before(ctx, nil); err != nil { // the baseline
 		b.Fatal(err)
 	}
+	// "true" is a command the journal knows writes nothing (not scanned);
+	// "touch" one it must scan around.
 	for _, c := range []struct {
-		name  string
-		shell tools.Shell
-	}{{"without", sb}, {"with", journaled}} {
+		name, command string
+		shell         tools.Shell
+	}{
+		{"without", "true", sb}, {"with/read-only", "true", journaled},
+		{"without/writes", "touch pkg000/x", sb}, {"with/writes", "touch pkg000/x", journaled},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			var times []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				res, err := c.shell.Run(ctx, "true", cmdrun.Options{Timeout: time.Minute})
+				res, err := c.shell.Run(ctx, c.command, cmdrun.Options{Timeout: time.Minute})
 				times = append(times, time.Since(start))
 				if err != nil || res.ExitCode != 0 {
 					b.Fatalf("%v %+v", err, res)
