@@ -92,7 +92,9 @@ func readOnlyCall(x *syntax.CallExpr) bool {
 	case "find":
 		return !has("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
 	case "sort":
-		return !slices.ContainsFunc(args, func(a string) bool { return a == "-o" || strings.HasPrefix(a, "-o") || strings.HasPrefix(a, "--output") })
+		return !slices.ContainsFunc(args, func(a string) bool {
+			return a == "-o" || strings.HasPrefix(a, "-o") || strings.HasPrefix(a, "--output")
+		})
 	case "uniq":
 		n := 0
 		for _, a := range args {
