@@ -2,34 +2,10 @@
 -- against the real binary and a scripted model): :AgentChanges,
 -- :AgentDiff, :AgentUndo. Headless-safe like e2e.lua: pcall, a libuv
 -- watchdog, :cquit on failure.
-local function out(s)
-  io.stdout:write(s .. '\n')
-  io.stdout:flush()
-end
-
-local watchdog = vim.loop.new_timer()
-watchdog:start(tonumber(vim.env.E2E_TIMEOUT_MS or '25000'), 0, function()
-  io.stdout:write('FAIL: watchdog timeout\n')
-  io.stdout:flush()
-  os.exit(3)
-end)
-
-local function step(s)
-  io.stderr:write('step: ' .. s .. '\n')
-end
-
-local notes = {}
-vim.notify = function(msg, level)
-  table.insert(notes, { msg = msg, level = level })
-  io.stderr:write(('notify[%s]: %s\n'):format(tostring(level), tostring(msg)))
-end
-
-local function wait(ms, pred, what)
-  if not vim.wait(ms, pred, 20) then
-    error('timed out waiting for ' .. what, 2)
-  end
-end
-
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+local out, wait, step, steps = h.out, h.wait, h.step, h.steps
+local watchdog = h.watchdog(25000)
+local notes = h.capture_notes()
 local function exists(p)
   return vim.loop.fs_stat(p) ~= nil
 end

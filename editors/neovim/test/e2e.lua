@@ -6,31 +6,10 @@
 -- Env: AGENT_LSP_BIN (the binary), E2E_WS (the workspace, with .git),
 --      E2E_SLOW_MARK (a file the model server creates when the slow reply
 --      starts), E2E_TIMEOUT_MS.
-local function out(s)
-  io.stdout:write(s .. '\n')
-  io.stdout:flush()
-end
-
-local watchdog = vim.loop.new_timer()
-watchdog:start(tonumber(vim.env.E2E_TIMEOUT_MS or '25000'), 0, function()
-  -- Not schedule_wrap'ed: a blocked main loop must not stop the exit.
-  io.stdout:write('FAIL: watchdog timeout\n')
-  io.stdout:flush()
-  os.exit(3)
-end)
-
-local notes = {}
-vim.notify = function(msg, level)
-  table.insert(notes, msg)
-  io.stderr:write(('notify[%s]: %s\n'):format(tostring(level), tostring(msg)))
-end
-
-local function wait(ms, pred, what)
-  if not vim.wait(ms, pred, 20) then
-    error('timed out waiting for ' .. what, 2)
-  end
-end
-
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+local out, wait, step, steps = h.out, h.wait, h.step, h.steps
+local watchdog = h.watchdog(25000)
+local notes = h.capture_notes()
 local function read(path)
   local f = io.open(path, 'r')
   if not f then
@@ -39,12 +18,6 @@ local function read(path)
   local s = f:read('*a')
   f:close()
   return s
-end
-
-local steps = {}
-local function step(s)
-  table.insert(steps, s)
-  io.stderr:write('step: ' .. s .. '\n')
 end
 
 local ok, err = pcall(function()
@@ -228,7 +201,7 @@ local ok, err = pcall(function()
   end, 'the client to stop')
   step('client stopped')
   for _, n in ipairs(notes) do
-    assert(not tostring(n):lower():find('deprecat'), 'deprecation warning: ' .. tostring(n))
+    assert(not n.msg:lower():find('deprecat'), 'deprecation warning: ' .. n.msg)
   end
   return #steps
 end)

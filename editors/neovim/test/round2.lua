@@ -4,35 +4,14 @@
 -- :AgentSessions/:AgentResume, :AgentEdit, Fix with agent from forwarded
 -- diagnostics, the hidden-file notice, status() and the float.
 -- Headless-safe as e2e.lua: pcall, a raw watchdog, :cquit on failure.
-local function out(s)
-  io.stdout:write(s .. '\n')
-  io.stdout:flush()
-end
-local watchdog = vim.loop.new_timer()
-watchdog:start(tonumber(vim.env.E2E_TIMEOUT_MS or '40000'), 0, function()
-  io.stdout:write('FAIL: watchdog timeout\n')
-  io.stdout:flush()
-  os.exit(3)
-end)
-local notes = {}
-vim.notify = function(msg, level)
-  table.insert(notes, tostring(msg))
-  io.stderr:write(('notify[%s]: %s\n'):format(tostring(level), tostring(msg)))
-end
-local function wait(ms, pred, what)
-  if not vim.wait(ms, pred, 20) then
-    error('timed out waiting for ' .. what, 2)
-  end
-end
-local steps = {}
-local function step(s)
-  table.insert(steps, s)
-  io.stderr:write('step: ' .. s .. '\n')
-end
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+local out, wait, step, steps = h.out, h.wait, h.step, h.steps
+local watchdog = h.watchdog(40000)
+local notes = h.capture_notes()
 local function noted(s)
   for _, n in ipairs(notes) do
-    if n:find(s, 1, true) then
-      return n
+    if n.msg:find(s, 1, true) then
+      return n.msg
     end
   end
 end
