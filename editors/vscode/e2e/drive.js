@@ -19,6 +19,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const model = require('./model_server');
+const { until, openFile, chatFrame } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
@@ -112,52 +113,6 @@ function script(req) {
 const t0 = Date.now();
 const el = () => ((Date.now() - t0) / 1000).toFixed(1) + 's';
 const log = (...a) => console.log(`[${el()}]`, ...a);
-
-async function until(what, fn, ms = 30000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timeout waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-
-/**
- * openFile opens name with Quick Open, like a person, and waits on what VS
- * Code signals: the input box, the file among the results (the file search
- * can lag behind the workbench on a busy machine), the editor tab. Each try
- * starts from a closed Quick Open with an empty box: a try that ran out of
- * time must not leave its text for the next one to add to.
- */
-async function openFile(page, name) {
-  const tab = page.locator('.tab', { hasText: name });
-  await until(`${name} open`, async () => {
-    if (await tab.count()) return true;
-    const box = page.locator('.quick-input-widget input');
-    if (await box.isVisible().catch(() => false)) await page.keyboard.press('Escape');
-    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 3000 }).catch(() => {});
-    await page.keyboard.press('Control+P');
-    await box.waitFor({ timeout: 3000 });
-    await box.fill(name);
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-    await row.waitFor({ timeout: 5000 });
-    await row.click();
-    await tab.waitFor({ timeout: 5000 });
-    return true;
-  }, 40000);
-}
-
-/** chatFrame finds the webview frame of the chat view (two iframes deep). */
-async function chatFrame(page) {
-  return until('the chat view webview', async () => {
-    for (const f of page.frames()) {
-      if (f === page.mainFrame()) continue;
-      if (await f.$('#prompt').catch(() => null)) return f;
-    }
-    return null;
-  }, 30000);
-}
 
 (async () => {
   let cs, browser, srv, page, code = 1;
@@ -462,6 +417,9 @@ async function chatFrame(page) {
     await chat.locator('#stop[hidden]').waitFor({ state: 'attached', timeout: 10000 });
     await chat.locator('#prompt').fill('');
     await chat.locator('#prompt').pressSequentially('Summarise @data');
+    // The workbench may take the focus while we type (a diagnostic, a
+    // view refresh), which closes the list; back in the box it reopens.
+    await chat.locator('#prompt').focus();
     await chat.locator('.complete-item', { hasText: 'data.json' }).first().waitFor({ timeout: 15000 });
     await chat.locator('#prompt').press('Enter'); // picks the highlighted item
     await chat.locator('.chip', { hasText: '@data.json' }).waitFor({ timeout: 5000 });

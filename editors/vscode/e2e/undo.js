@@ -17,6 +17,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const model = require('./model_server');
+const { until, openFile, chatFrame } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
@@ -56,44 +57,6 @@ function script(req) {
 
 const t0 = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
-
-async function until(what, fn, ms = 30000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timeout waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-
-/** openFile opens name with Quick Open (each try from a closed, empty box: see drive.js). */
-async function openFile(page, name) {
-  const tab = page.locator('.tab', { hasText: name });
-  await until(`${name} open`, async () => {
-    if (await tab.count()) return true;
-    const box = page.locator('.quick-input-widget input');
-    if (await box.isVisible().catch(() => false)) await page.keyboard.press('Escape');
-    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 3000 }).catch(() => {});
-    await page.keyboard.press('Control+P');
-    await box.waitFor({ timeout: 3000 });
-    await box.fill(name);
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-    await row.waitFor({ timeout: 5000 });
-    await row.click();
-    await tab.waitFor({ timeout: 5000 });
-    return true;
-  }, 40000);
-}
-
-async function chatFrame(page) {
-  return until('the chat view webview', async () => {
-    for (const f of page.frames()) {
-      if (f !== page.mainFrame() && (await f.$('#prompt').catch(() => null))) return f;
-    }
-    return null;
-  });
-}
 
 /** editorText is the text of the active (non-diff) editor, as shown. */
 async function editorText(page) {

@@ -238,7 +238,7 @@
     if (!m) return null;
     return { start: upto.length - m[2].length - 1, text: m[2] };
   }
-  function closeList() { list.hidden = true; items = []; active = -1; atStart = -1; }
+  function closeList() { list.hidden = true; list.replaceChildren(); items = []; active = -1; atStart = -1; }
   function showList() {
     list.replaceChildren();
     items.forEach((it, i) => {
@@ -286,6 +286,9 @@
   });
   input.addEventListener('input', onInput);
   input.addEventListener('blur', () => setTimeout(closeList, 150));
+  // Back in the box (the workbench took the focus meanwhile): an @-query at
+  // the caret opens its completion again.
+  input.addEventListener('focus', onInput);
   stopBtn.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
   $('new').addEventListener('click', () => { open.clear(); vscode.postMessage({ type: 'newChat' }); });
   $('history').addEventListener('click', () => vscode.postMessage({ type: 'history' }));
