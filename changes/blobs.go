@@ -4,9 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,6 +29,7 @@ func (b blobs) put(data []byte) (string, error) {
 	id := blobID(data)
 	p := b.path(id)
 	if _, err := os.Stat(p); err == nil {
+		b.touch(id) // in use again: prune keeps it
 		return id, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -60,28 +59,6 @@ func (b blobs) get(id string) ([]byte, error) {
 		return nil, fmt.Errorf("change journal: content %s: %w", id[:12], err)
 	}
 	return data, nil
-}
-
-// adopt copies content id from another store into b (a hard link when
-// both are on one filesystem): the session's journal keeps its own copy
-// of what it needs, so pruning the workspace's store loses nothing.
-func (b blobs) adopt(from blobs, id string) error {
-	dst := b.path(id)
-	if _, err := os.Stat(dst); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return fmt.Errorf("change journal: %w", err)
-	}
-	if err := os.Link(from.path(id), dst); err == nil || errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	data, err := from.get(id)
-	if err != nil {
-		return err
-	}
-	_, err = b.put(data)
-	return err
 }
 
 // prune removes the contents not used for keep (their modification time

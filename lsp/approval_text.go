@@ -15,7 +15,7 @@ import (
 // these turn the parts that need approval into sentences. Anything not in
 // that shape is kept as it is, so nothing the engine said is lost.
 var (
-	partLine = regexp.MustCompile("^(allow|ask|deny)\\s+(.*?)  \\((.*)\\)(?: \\[allow for session: .*\\])?$")
+	partLine = regexp.MustCompile(`^(allow|ask|deny)\s+(.*?)  \((.*)\)(?: \[allow for session: .*\])?$`)
 	oneLine  = regexp.MustCompile(`^(allow|ask|deny): (.*)$`)
 	ruleWhy  = regexp.MustCompile("^(ask|deny|allow|session) rule (`[^`]*`)(?: \\((.*)\\))?$")
 )

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -156,8 +155,8 @@ func TestLineDFAManyRunes(t *testing.T) {
 // (real text: tabs, comments, UTF-8, long lines).
 func TestLineDFAGoSource(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "unicode", "*", "*.go"))
-	more, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "strings", "*.go"))
+	files, _ := filepath.Glob(filepath.Join(goRoot(), "src", "unicode", "*", "*.go"))
+	more, _ := filepath.Glob(filepath.Join(goRoot(), "src", "strings", "*.go"))
 	files = append(files, more...)
 	if len(files) < 10 {
 		t.Fatalf("only %d files under GOROOT", len(files))
