@@ -161,3 +161,30 @@ func line(sb *strings.Builder, mark byte, l string) {
 func isBinary(b []byte) bool {
 	return bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0
 }
+
+// Diff is the unified diff of a file's change ("" for binary files and
+// contents not kept).
+func (j *Journal) Diff(f File) string {
+	if f.Binary || f.NotKept != "" {
+		return ""
+	}
+	b, err := j.Content(f.Before)
+	if err != nil {
+		return ""
+	}
+	a, err := j.Content(f.After)
+	if err != nil {
+		return ""
+	}
+	from, to := "a/"+f.Path, "b/"+f.Path
+	switch {
+	case f.From != "":
+		from = "a/" + f.From
+	case f.Before == "":
+		from = "/dev/null"
+	}
+	if f.After == "" {
+		to = "/dev/null"
+	}
+	return unified(from, to, b, a)
+}

@@ -403,38 +403,3 @@ func (j *Journal) endLocked() *Turn {
 	t.Files = keep
 	return t
 }
-
-// get2 is get with "" meaning no content.
-func (b blobs) get2(id string) ([]byte, error) {
-	if id == "" {
-		return nil, nil
-	}
-	return b.get(id)
-}
-
-// Diff is the unified diff of a file's change ("" for binary files and
-// contents not kept).
-func (j *Journal) Diff(f File) string {
-	if f.Binary || f.NotKept != "" {
-		return ""
-	}
-	b, err := j.Content(f.Before)
-	if err != nil {
-		return ""
-	}
-	a, err := j.Content(f.After)
-	if err != nil {
-		return ""
-	}
-	from, to := "a/"+f.Path, "b/"+f.Path
-	switch {
-	case f.From != "":
-		from = "a/" + f.From
-	case f.Before == "":
-		from = "/dev/null"
-	}
-	if f.After == "" {
-		to = "/dev/null"
-	}
-	return unified(from, to, b, a)
-}
