@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
   AgentEvent, ApproveParams, ApproveResult, CancelNotification, ContextItem, EventNotification, ModelsRequest,
-  PromptParams, PromptRequest, SessionHistoryRequest,
+  PromptParams, PromptRequest, SessionHistoryRequest, SessionsRequest,
 } from './lsp_ext';
 import {
   addApproval, answerApproval, ChatState, contextLabel, emptyState, failRun, finishRun, fromHistory, newSessionId, reduce, startRun,
@@ -39,6 +39,8 @@ type FromWebview =
   | ChangesMessage;
 
 const sessionKey = 'agentLsp.currentSession';
+/** newChatMark is the current session after New chat: nothing to restore. */
+const newChatMark = 'new';
 const modelKey = 'agentLsp.model';
 
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -223,7 +225,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this.cancel();
     for (const f of this.pending.values()) f('deny');
     this.state = emptyState();
-    void this.ctx.workspaceState.update(sessionKey, undefined);
+    void this.ctx.workspaceState.update(sessionKey, newChatMark);
     this.post();
   }
 
@@ -247,15 +249,25 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (this.state.sessionId === id && !this.state.running) this.newChat();
   }
 
-  /** restore brings back the chat that was on screen before a reload. */
+  /**
+   * restore brings back the chat that was on screen before a reload. The
+   * workspace state that names it is written to disk only now and then, so
+   * a reload soon after the first prompt may find nothing: then the
+   * workspace's most recent session is the one (unless New chat was the
+   * last thing done).
+   */
   private async restore(): Promise<void> {
     if (this.restored) return;
     this.restored = true;
-    const id = this.ctx.workspaceState.get<string>(sessionKey);
-    if (!id || this.state.turns.length) return;
+    let id = this.ctx.workspaceState.get<string>(sessionKey);
+    if (id === newChatMark || this.state.turns.length) return;
     try {
       const client = await this.getClient();
       if (!client || this.state.turns.length) return;
+      if (!id) {
+        id = (await client.sendRequest(SessionsRequest, { limit: 1 })).sessions[0]?.id;
+        if (!id || this.state.turns.length) return;
+      }
       const h = await client.sendRequest(SessionHistoryRequest, { sessionId: id });
       if (!this.state.turns.length) this.update(fromHistory(id, h.turns, h.usage));
     } catch {
