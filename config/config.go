@@ -70,6 +70,13 @@ type Config struct {
 	// chooses which endpoint requests go to.
 	OllamaNative *bool `toml:"ollama_native"`
 
+	// Review is "off" (the default: edits apply at once, every one
+	// journaled and undoable) or "confirm": in a headless run every edit
+	// of the file tools asks first, on the terminal (editors have their
+	// own review setting, with a preview). A workspace file may only set
+	// "confirm".
+	Review string `toml:"review"`
+
 	// Sandbox is the [sandbox] table: how the bash tool's commands are
 	// confined.
 	Sandbox Sandbox `toml:"sandbox"`
@@ -268,6 +275,9 @@ func (c *Config) mergeWorkspace(ws Config) {
 	if ws.TextToolCalls != nil {
 		c.TextToolCalls = ws.TextToolCalls
 	}
+	if ws.Review == "confirm" { // only tightens
+		c.Review = ws.Review
+	}
 	if ws.Sandbox.networkOff {
 		c.Sandbox.Network = false
 	}
@@ -318,6 +328,9 @@ func decodeFile(path string, cfg *Config, warnings *[]string, origin permission.
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
 		return &Error{File: path, Line: tomlpos.KeyLine(data, k), Key: k.String(), Msg: "unknown key"}
+	}
+	if r := cfg.Review; r != "" && r != "off" && r != "confirm" {
+		return &Error{File: path, Line: tomlpos.KeyLine(data, toml.Key{"review"}), Key: "review", Msg: fmt.Sprintf("%q is not one of off, confirm", r)}
 	}
 	if b := cfg.Sandbox.Backend; b != "" && !slices.Contains(SandboxBackends, b) {
 		return &Error{File: path, Line: tomlpos.KeyLine(data, toml.Key{"sandbox", "backend"}), Key: "sandbox.backend",

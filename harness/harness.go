@@ -129,7 +129,14 @@ func New(opts Options) (_ *Harness, err error) {
 	}
 	wsState := WorkspaceStateDir(state, opts.Root)
 
-	if h.Engine, err = permission.New(opts.Root, cfg.Rules.Sets...); err != nil {
+	sets := cfg.Rules.Sets
+	if cfg.Review == "confirm" && opts.Workspace == nil {
+		// Headless review: every edit of the file tools asks first (the
+		// editors review through their own preview instead).
+		sets = append(slices.Clone(sets), permission.RuleSet{Source: "review = \"confirm\" in the configuration", Origin: permission.FromUser,
+			Tools: permission.Permissions{"write_file": {Ask: []string{"**"}}, "str_replace": {Ask: []string{"**"}}}})
+	}
+	if h.Engine, err = permission.New(opts.Root, sets...); err != nil {
 		return nil, fmt.Errorf("permissions: %w", err)
 	}
 	sb, sbErr := newSandbox(opts.Root, filepath.Join(wsState, "sandbox"), cfg.Sandbox)
