@@ -147,6 +147,9 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
       env[`XDG_${x}_HOME`] = path.join(tmp, 'xdg', x.toLowerCase());
       fs.mkdirSync(env[`XDG_${x}_HOME`], { recursive: true });
     }
+    // code-server's IPC sockets go into the scratch dir, not /tmp.
+    env.TMPDIR = path.join(tmp, 'tmp');
+    fs.mkdirSync(env.TMPDIR, { recursive: true });
     cs = spawn(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--auth', 'none',
       '--bind-addr', `127.0.0.1:${PORT}`, '--disable-telemetry', '--disable-update-check',
       '--disable-workspace-trust', '--disable-getting-started-override', ws],
