@@ -146,9 +146,12 @@ func transient(err error) bool {
 		return false
 	}
 	var ne net.Error
+	// net.ErrClosed: the server closed the connection while the request
+	// body was still being written; the transport's reader saw the close
+	// first and closed the connection under the writer.
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
-		errors.Is(err, syscall.EPIPE) || errors.As(err, &ne) && ne.Timeout()
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // backoff is the wait before attempt+1: Retry-After when the server gives
