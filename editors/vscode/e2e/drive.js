@@ -14,12 +14,12 @@
 // VSIX, CS_PORT, KEEP=1 keeps the scratch folder, SHOT=path of the screenshot)
 'use strict';
 const { chromium } = require('playwright-core');
-const { spawn, execFileSync } = require('child_process');
+const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const model = require('./model_server');
-const { until, openFile, chatFrame } = require('./lib');
+const { until, openFile, chatFrame, startCodeServer } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
@@ -141,23 +141,7 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
     execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
     log('extension installed');
 
-    const env = { ...process.env };
-    for (const k of Object.keys(env)) if (k.startsWith('AGENT_LSP_') || k.startsWith('OPENAI_')) delete env[k];
-    for (const x of ['CONFIG', 'DATA', 'STATE', 'CACHE']) {
-      env[`XDG_${x}_HOME`] = path.join(tmp, 'xdg', x.toLowerCase());
-      fs.mkdirSync(env[`XDG_${x}_HOME`], { recursive: true });
-    }
-    // code-server's IPC sockets go into the scratch dir, not /tmp.
-    env.TMPDIR = path.join(tmp, 'tmp');
-    fs.mkdirSync(env.TMPDIR, { recursive: true });
-    cs = spawn(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${PORT}`, '--disable-telemetry', '--disable-update-check',
-      '--disable-workspace-trust', '--disable-getting-started-override', ws],
-    { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let csLog = '';
-    cs.stdout.on('data', (d) => (csLog += d));
-    cs.stderr.on('data', (d) => (csLog += d));
-    await until('code-server listening', () => /HTTP server listening/.test(csLog), 30000);
+    cs = await startCodeServer({ cs: CS, dirs, tmp, ws, port: PORT });
     log('code-server up');
 
     browser = await chromium.launch({

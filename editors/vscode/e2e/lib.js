@@ -1,5 +1,6 @@
 // What both end-to-end scenarios (drive.js, undo.js) share: waiting on what
-// VS Code signals, opening a file like a person, finding the chat webview.
+// VS Code signals, opening a file like a person, finding the chat webview,
+// starting code-server.
 'use strict';
 
 /** until retries fn every 200 ms until it returns something truthy, for ms. */
@@ -49,4 +50,34 @@ async function chatFrame(page) {
   }, 30000);
 }
 
-module.exports = { until, openFile, chatFrame };
+/**
+ * startCodeServer starts code-server on 127.0.0.1:port for the workspace ws
+ * with a clean environment: no AGENT_LSP_/OPENAI_ variables from the caller,
+ * XDG homes and TMPDIR (code-server's IPC sockets) inside the scratch dir
+ * tmp, so nothing lands in /tmp or the user's config. It resolves once the
+ * server listens, with the child (its own process group, for kill(-pid)).
+ */
+async function startCodeServer({ cs: bin, dirs, tmp, ws, port }) {
+  const path = require('path');
+  const fs = require('fs');
+  const { spawn } = require('child_process');
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('AGENT_LSP_') || k.startsWith('OPENAI_')) delete env[k];
+  for (const x of ['CONFIG', 'DATA', 'STATE', 'CACHE']) {
+    env[`XDG_${x}_HOME`] = path.join(tmp, 'xdg', x.toLowerCase());
+    fs.mkdirSync(env[`XDG_${x}_HOME`], { recursive: true });
+  }
+  env.TMPDIR = path.join(tmp, 'tmp');
+  fs.mkdirSync(env.TMPDIR, { recursive: true });
+  const child = spawn(bin, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+    '--disable-workspace-trust', '--disable-getting-started-override', ws],
+  { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  await until('code-server listening', () => /HTTP server listening/.test(out), 30000);
+  return child;
+}
+
+module.exports = { until, openFile, chatFrame, startCodeServer };
