@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,25 +35,10 @@ func TestPolicyBypassCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := os.Open("../../permission/testdata/bypass_cases.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	type row struct{ id, cmd, user, builtin string }
 	var rows []row
-	for n := 0; sc.Scan(); n++ {
-		if n == 0 {
-			continue
-		}
-		cols := strings.Split(sc.Text(), "\t")
-		cmd, err := strconv.Unquote(cols[0])
-		if err != nil {
-			t.Fatalf("line %d: %v", n+1, err)
-		}
-		r := row{cmd: cmd, user: cols[1], builtin: cols[1]}
+	for _, cols := range readCommandTSV(t, "../../permission/testdata/bypass_cases.tsv") {
+		r := row{cmd: cols[0], user: cols[1], builtin: cols[1]}
 		r.id, _, _ = strings.Cut(cols[2], " ")
 		if _, tag, ok := strings.Cut(cols[2], "[builtin:"); ok {
 			r.builtin = strings.TrimSuffix(tag, "]")

@@ -38,14 +38,26 @@ type corpusRow struct {
 
 func loadCorpus(t *testing.T) []corpusRow {
 	t.Helper()
-	f, err := os.Open("../../permission/testdata/bash_cases.tsv")
+	var rows []corpusRow
+	for _, cols := range readCommandTSV(t, "../../permission/testdata/bash_cases.tsv") {
+		id, _, _ := strings.Cut(cols[2], " ")
+		rows = append(rows, corpusRow{id: id, cmd: cols[0], want: cols[1], minAsk: strings.Contains(cols[2], "[min:ask]")})
+	}
+	return rows
+}
+
+// readCommandTSV reads a permission corpus: a header line, then tab-separated
+// rows whose first column is a Go-quoted command, returned unquoted.
+func readCommandTSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var rows []corpusRow
+	var rows [][]string
 	for n := 0; sc.Scan(); n++ {
 		if n == 0 {
 			continue
@@ -53,10 +65,13 @@ func loadCorpus(t *testing.T) []corpusRow {
 		cols := strings.Split(sc.Text(), "\t")
 		cmd, err := strconv.Unquote(cols[0])
 		if err != nil {
-			t.Fatalf("line %d: %v", n+1, err)
+			t.Fatalf("%s line %d: %v", path, n+1, err)
 		}
-		id, _, _ := strings.Cut(cols[2], " ")
-		rows = append(rows, corpusRow{id: id, cmd: cmd, want: cols[1], minAsk: strings.Contains(cols[2], "[min:ask]")})
+		cols[0] = cmd
+		rows = append(rows, cols)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return rows
 }
