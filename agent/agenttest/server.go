@@ -81,7 +81,7 @@ type Server struct {
 	replies  []Reply
 	next     func(ChatRequest) Reply
 	requests []ChatRequest
-	Models   []string
+	modelIDs []string
 }
 
 // NewServer starts a server that answers with replies in order. Requests
@@ -91,7 +91,7 @@ func NewServer(replies ...Reply) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ln: ln, replies: replies, URL: "http://" + ln.Addr().String() + "/v1", Models: []string{"scripted"}}
+	s := &Server{ln: ln, replies: replies, URL: "http://" + ln.Addr().String() + "/v1", modelIDs: []string{"scripted"}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.chat)
 	mux.HandleFunc("/v1/models", s.models)
@@ -105,6 +105,16 @@ func (s *Server) SetFunc(fn func(ChatRequest) Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.next = fn
+}
+
+// SetModels sets what /v1/models lists. It takes the lock because the
+// server is already serving: a field written after NewServer races with
+// the handler (the client that asks is another process, invisible to the
+// race detector's happens-before).
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modelIDs = append([]string(nil), ids...)
 }
 
 // Requests returns the chat requests received so far.
@@ -126,7 +136,10 @@ func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
 	}{Object: "list"}
-	for _, m := range s.Models {
+	s.mu.Lock()
+	ids := s.modelIDs
+	s.mu.Unlock()
+	for _, m := range ids {
 		list.Data = append(list.Data, model{ID: m, Object: "model"})
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -59,7 +59,7 @@ func TestNeovimChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	srv.Models = []string{"scripted", "other-model"}
+	srv.SetModels("scripted", "other-model")
 	call := func(id, name, args string) agenttest.Reply {
 		return agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: id, Name: name, Arguments: args}}}
 	}

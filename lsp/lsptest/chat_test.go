@@ -173,7 +173,7 @@ func TestSessionsAndHistory(t *testing.T) {
 func TestModelsAndModelParam(t *testing.T) {
 	t.Parallel()
 	m := model(t, agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"}, agenttest.Reply{Text: "three"})
-	m.Models = []string{"scripted", "big-model"}
+	m.SetModels("scripted", "big-model")
 	e := lsptest.Connect(t, nil, initOpts(m))
 	var ms lsp.ModelsResult
 	if err := e.Call(lsp.MethodModels, lsp.ModelsParams{}, &ms); err != nil {
