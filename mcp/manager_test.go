@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,7 +209,8 @@ func TestListChangedRefreshes(t *testing.T) {
 
 func TestNoOrphanAfterClose(t *testing.T) {
 	t.Parallel()
-	marker := "agent-lsp-mcp-close-" + strings.ReplaceAll(t.Name(), "/", "-")
+	marker := "agent-lsp-mcp-close-" + strconv.Itoa(os.Getpid())
+	t.Cleanup(func() { proctest.KillAll(marker) })
 	m := NewManager(Options{Servers: []Server{testServer(t, "t", "MCP_TEST_MARKER_ARG="+marker)}, Root: tempRoot(t)})
 	m.Start()
 	ts, _ := m.Tools()
@@ -224,7 +226,10 @@ func TestNoOrphanAfterClose(t *testing.T) {
 
 func TestNoOrphanWhenHostIsKilled(t *testing.T) {
 	t.Parallel()
-	marker := "agent-lsp-mcp-sigkill-test"
+	// One marker per test process, so an orphan a failed run left behind
+	// fails that run, not every later one; and whatever is left is killed.
+	marker := "agent-lsp-mcp-sigkill-" + strconv.Itoa(os.Getpid())
+	t.Cleanup(func() { proctest.KillAll(marker) })
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), "MCP_TEST_ROLE=host", "MCP_TEST_MARKER="+marker)

@@ -4,7 +4,9 @@ package proctest
 
 import (
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Live lists the processes, zombies excepted, whose command line contains
@@ -28,4 +30,15 @@ func Live(marker string) []string {
 		out = append(out, pid+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
 	}
 	return out
+}
+
+// KillAll sends SIGKILL to every process Live(marker) lists, so a failed
+// test does not leave its orphans running.
+func KillAll(marker string) {
+	for _, p := range Live(marker) {
+		pid, _, _ := strings.Cut(p, ":")
+		if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() {
+			_ = syscall.Kill(n, syscall.SIGKILL)
+		}
+	}
 }
