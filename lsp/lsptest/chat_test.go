@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 	"github.com/agent-lsp/agent-lsp/lsp"
 	"github.com/agent-lsp/agent-lsp/lsp/lsptest"
@@ -250,7 +251,7 @@ func TestChatEvents(t *testing.T) {
 		t.Fatalf("run_start %+v", starts)
 	}
 	ctxs := events(e, "context")
-	if len(ctxs) != 2 || ctxs[0]["tokens"] != float64(40) || ctxs[1]["tokens"] != float64(60) {
+	if len(ctxs) != 2 || ctxs[0]["tokens"] != float64(40) || ctxs[1]["tokens"] != float64(60) || ctxs[1]["window"] != float64(agent.DefaultWindow) {
 		t.Fatalf("context events %+v", ctxs)
 	}
 	outs := events(e, "tool_output")
