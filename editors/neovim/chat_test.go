@@ -36,7 +36,9 @@ func toString(v any) string {
 // agent/approve after a delay (Deny by default, the loop never stalls), the
 // keymaps, the multi-line prompt with #file context, :AgentModel,
 // :AgentSessions/:AgentResume, Fix with agent from forwarded diagnostics,
-// :AgentEdit, the hidden-file notice, and what the model received.
+// :AgentEdit, the hidden-file notice, a command's output streamed under its
+// tool row, the context gauge, code-action runs shown as their own turns,
+// and what the model received.
 func TestNeovimChat(t *testing.T) {
 	nvimPath(t)
 	ws := t.TempDir()
@@ -74,6 +76,13 @@ func TestNeovimChat(t *testing.T) {
 			return call("a2", "read_file", `{"path":"sub/hidden.go"}`)
 		case strings.HasPrefix(u, "allow me") && step == 4:
 			return call("a3", "str_replace", `{"path":"sub/hidden.go","old_str":"hidden = 1","new_str":"hidden = 2"}`)
+		case strings.HasPrefix(u, "stream me") && step == 0:
+			// Output over about 2 s: tool_output events come while it runs.
+			r := call("s1", "bash", `{"command":"for i in 1 2 3 4 5 6 7 8; do echo tick$i; sleep 0.25; done"}`)
+			r.PromptTokens = 3000
+			return r
+		case strings.HasPrefix(u, "stream me"):
+			return agenttest.Reply{Text: "streamed", PromptTokens: 3300}
 		}
 		return agenttest.Reply{Text: "done"}
 	})

@@ -73,7 +73,7 @@ local ok, err = pcall(function()
   local timer = vim.loop.new_timer()
   timer:start(20, 20, vim.schedule_wrap(function()
     ticks = ticks + 1
-    if agent.status() == 'agent: waiting for your approval' then
+    if vim.startswith(agent.status(), 'agent: waiting for your approval') then
       waiting_seen = true
     end
   end))
@@ -91,7 +91,7 @@ local ok, err = pcall(function()
   assert(not vim.loop.fs_stat(ws .. '/denied.txt'), 'denied.txt exists: the default allowed')
   local mode = require('agent_lsp.reply').mode
   assert(mode == 'coroutine' or mode == 'deferred', 'the approval was answered by ' .. tostring(mode))
-  assert(agent.status() == 'agent: end_turn', 'status after the run: ' .. agent.status())
+  assert(vim.startswith(agent.status(), 'agent: end_turn'), 'status after the run: ' .. agent.status())
   local aw = vim.api.nvim_get_current_win()
   assert(vim.api.nvim_win_get_buf(aw) == st.bufnr, 'the answer float is not focused')
   if vim.fn.has('nvim-0.9') == 1 then
@@ -116,6 +116,35 @@ local ok, err = pcall(function()
   local hb = vim.fn.bufnr(ws .. '/sub/hidden.go')
   assert(hb ~= -1 and table.concat(vim.api.nvim_buf_get_lines(hb, 0, -1, false), '\n'):find('hidden = 2', 1, true), 'the hidden buffer lacks the edit')
   step('allowed after a delay; hidden-file notice: ' .. noted('hidden.go'))
+
+  -- 2b. a command's output streams under its tool row while it runs; the
+  -- context gauge follows each request
+  local ui = require('agent_lsp.ui')
+  local live_seen, header_then
+  vim.api.nvim_set_current_win(src)
+  vim.cmd('AgentPrompt stream me')
+  wait(20000, function()
+    local l = ui.live(st, 's1')
+    if #l > 0 and table.concat(l, '\n'):find('tick%d') then
+      -- The fullest view seen, and the tool's header at that moment.
+      if not live_seen or #l >= select(2, live_seen:gsub('|', '')) + 1 then
+        live_seen = vim.trim(table.concat(l, ' |'):gsub('|%s+', '| '))
+        local hl = st.tools and st.tools.s1
+        header_then = hl and vim.api.nvim_buf_get_lines(st.bufnr, hl - 1, hl, false)[1]
+      end
+    end
+    return st.ended and not st.running and st.result
+  end, 'the streaming run')
+  assert(live_seen, 'no live output while bash ran')
+  assert(header_then and header_then:find('^▸'), 'live output shown after the result: ' .. tostring(header_then))
+  assert(#ui.live(st, 's1') == 0, 'the live lines stayed after the result')
+  text = table.concat(vim.api.nvim_buf_get_lines(st.bufnr, 0, -1, false), '\n')
+  assert(text:find('    tick8', 1, true), 'the result lacks the whole output:\n' .. text)
+  assert(text:find('10% of 32k context', 1, true), 'no context gauge in the footer:\n' .. text)
+  assert(agent.status() == 'agent: end_turn · 10% of 32k context', 'status: ' .. agent.status())
+  local plain = ui.plain_lines('a\27[31mred\27[0m\r\nbar 10%\rbar 100%\n\n')
+  assert(vim.deep_equal(plain, { 'ared', 'bar 100%', '' }), 'plain_lines: ' .. vim.inspect(plain))
+  step('live output (' .. live_seen .. '), gauge: ' .. agent.status())
 
   -- 3. the multi-line prompt with #file context
   vim.cmd('close')
@@ -201,12 +230,20 @@ local ok, err = pcall(function()
   end, buf)
   wait(20000, function() return fixed end, 'the fix run')
   assert(not fixed[1] and fixed[2].reason == 'end_turn', 'fix run: ' .. vim.inspect(fixed))
+  -- The code action's run is a short turn of its own in the chat.
+  text = table.concat(vim.api.nvim_buf_get_lines(st.bufnr, 0, -1, false), '\n')
+  local fixturn = text:match('## Fix with agent %(sub/main.go:6%)')
+  assert(fixturn and text:find('_end_turn', #text - 200, true), 'the fix run is not in the chat:\n' .. text)
+  assert(not agent.status():find('running', 1, true), 'status after the fix: ' .. agent.status())
   step('Fix with agent from forwarded diagnostics: ' .. table.concat(titles, ' | '))
 
   -- 7. :AgentEdit with an instruction on a range
   vim.cmd('6,6AgentEdit uppercase the greeting')
   wait(20000, function() return noted('edit done') or noted('edit ended') end, 'the inline edit')
-  step(':AgentEdit: ' .. (noted('edit done') or noted('edit ended')))
+  wait(5000, function() return not agent.status():find('running', 1, true) end, 'status after the edit')
+  text = table.concat(vim.api.nvim_buf_get_lines(st.bufnr, 0, -1, false), '\n')
+  assert(text:find('## Edit: uppercase the greeting (sub/main.go:6)', 1, true), 'the inline edit is not in the chat:\n' .. text)
+  step(':AgentEdit: ' .. (noted('edit done') or noted('edit ended')) .. '; in the chat as "' .. fixturn .. '" and an edit turn')
 
   vim.cmd('checkhealth agent_lsp')
   local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')

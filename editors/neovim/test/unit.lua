@@ -121,6 +121,19 @@ local ok, err = pcall(function()
   vim.api.nvim_win_close(fw, true)
   config.set({})
 
+  -- the context gauge and the plain view of command output
+  local session = require('agent_lsp.session')
+  eq('', session.gauge({}), 'gauge before any request')
+  eq('10% of 32k context', session.gauge({ context = { tokens = 3300, window = 32768 } }), 'gauge')
+  eq('100% of 128k context', session.gauge({ context = { tokens = 131072, window = 131072 } }), 'gauge full')
+  eq('1.5k tokens of context', session.gauge({ context = { tokens = 1536 } }), 'gauge without a window')
+  eq('900 tokens of context', session.gauge({ context = { tokens = 900, window = 0 } }), 'gauge, window 0')
+  local ui = require('agent_lsp.ui')
+  eq({ 'ok', 'done 3/3' }, ui.plain_lines('\27[1;32mok\27[0m\ndone 1/3\rdone 2/3\rdone 3/3\n'), 'progress and colours')
+  eq({ 'a\tb', 'title' }, ui.plain_lines('a\tb\n\27]0;x\7title\7\n'), 'tabs kept, OSC and bells dropped')
+  eq('number', type(config.defaults.ui.live_lines), 'ui.live_lines default')
+  assert(table.concat(config.validate(config.merge(config.defaults, { ui = { live_lines = 'x' } })), '\n'):find('ui.live_lines', 1, true), 'ui.live_lines not validated')
+
   -- protocol constants
   local protocol = require('agent_lsp.protocol')
   eq('agent/prompt', protocol.PROMPT, 'PROMPT')

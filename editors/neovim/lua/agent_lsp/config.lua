@@ -47,6 +47,9 @@ M.defaults = {
     fold_tools = true,
     -- Lines of a tool result shown in the answer buffer.
     max_tool_lines = 30,
+    -- Lines of a running command's output shown live under its tool row
+    -- (the last ones; the result replaces them). 0 hides it.
+    live_lines = 8,
     -- Show reasoning text (in a quote block).
     show_reasoning = false,
   },
@@ -197,6 +200,7 @@ function M.validate(c)
     check(p, 'ui.focus', c.ui.focus, 'boolean', true)
     check(p, 'ui.fold_tools', c.ui.fold_tools, 'boolean')
     check(p, 'ui.max_tool_lines', c.ui.max_tool_lines, 'number')
+    check(p, 'ui.live_lines', c.ui.live_lines, 'number')
     check(p, 'ui.show_reasoning', c.ui.show_reasoning, 'boolean')
   end
   if type(c.settings) == 'table' then

@@ -13,12 +13,41 @@ local function notify(msg, level)
   vim.notify('agent-lsp: ' .. msg, level or vim.log.levels.INFO)
 end
 
+-- What a run_start of a code action or the inline edit is called in the
+-- answer buffer.
+local origins = { fix = 'Fix with agent', rewrite = 'Rewrite with agent', edit = 'Edit with agent' }
+
+-- The events of a side run (session.side): they go to the tab's answer
+-- buffer; its own running/ended state stays on the record.
+local function on_side_event(rec, ev)
+  local st, t = rec.state, ev.type
+  if t == 'run_start' then
+    -- The server's title says what the run is ("Fix with agent",
+    -- "Edit: <instruction>"); the origin's name stands in without one.
+    local title = type(ev.title) == 'string' and ev.title ~= '' and ev.title or origins[ev.origin] or tostring(ev.origin)
+    local where = type(ev.context) == 'string' and ev.context ~= '' and (' (' .. ev.context .. ')') or ''
+    ui.prompt(st, title .. where)
+    vim.cmd('redrawstatus')
+  elseif t == 'end' then
+    rec.running = false
+    ui.finish(st, ev, rec.context)
+    session.forget(rec.id)
+    vim.cmd('redrawstatus!')
+  end
+end
+
 local function on_event(_, ev)
   if type(ev) ~= 'table' then
     return
   end
-  local st = session.by_id(ev.sessionId)
-  if st then
+  local rec = session.by_id(ev.sessionId)
+  if not rec and ev.type == 'run_start' and ev.origin and ev.origin ~= 'prompt' and ev.sessionId then
+    rec = session.side(ev)
+  end
+  if rec then
+    -- st is the state whose answer buffer shows the event; rec holds the
+    -- run's own counters (the same table unless it is a side run).
+    local st = rec.side and rec.state or rec
     local t = ev.type
     if t == 'text' then
       ui.text(st, ev.text)
@@ -28,23 +57,30 @@ local function on_event(_, ev)
       end
     elseif t == 'tool_start' then
       ui.tool_start(st, ev)
+    elseif t == 'tool_output' then
+      ui.tool_output(st, ev)
     elseif t == 'tool_result' then
       ui.tool_result(st, ev)
     elseif t == 'warning' then
       ui.warning(st, ev.text)
     elseif t == 'usage' then
-      st.usage = ev.usage
+      rec.usage = ev.usage
+    elseif t == 'context' then
+      rec.context = { tokens = ev.tokens, window = ev.window }
+      vim.cmd('redrawstatus')
     elseif t == 'todos' then
-      st.todos = ev.todos
+      rec.todos = ev.todos
       ui.todos(st, ev.todos)
     elseif t == 'compaction' then
       ui.warning(st, ('context compacted (%s → %s tokens)'):format(tostring(ev.tokensBefore), tostring(ev.tokensAfter)))
+    elseif rec.side then
+      on_side_event(rec, ev)
     elseif t == 'end' then
       st.running = false
       st.ended = true
       st.last_end = ev
       st.waiting = 0
-      ui.finish(st, ev)
+      ui.finish(st, ev, st.context)
       M.report_hidden()
       vim.cmd('redrawstatus!')
       -- For statuslines and user hooks: require('agent_lsp').state().last_end.
@@ -105,9 +141,13 @@ local function on_approve(_, params, ctx)
   if #choices == 0 then
     choices = { { id = protocol.choices.DENY, title = protocol.actions.DENY } }
   end
-  local st = params.sessionId and session.by_id(params.sessionId)
+  local rec = params.sessionId and session.by_id(params.sessionId)
+  -- A side run's card goes to the tab's answer buffer; its wait is counted
+  -- apart from the tab's own run.
+  local st = rec and (rec.side and rec.state or rec)
+  local counter = rec and rec.side and 'side_waiting' or 'waiting'
   if st then
-    st.waiting = (st.waiting or 0) + 1
+    st[counter] = (st[counter] or 0) + 1
     ui.approval(st, params)
     vim.cmd('redrawstatus')
   end
@@ -121,7 +161,7 @@ local function on_approve(_, params, ctx)
     }, function(item)
       local choice = item and item.id or protocol.choices.DENY
       if st then
-        st.waiting = math.max(0, (st.waiting or 1) - 1)
+        st[counter] = math.max(0, (st[counter] or 1) - 1)
         ui.approved(st, params, choice)
         vim.cmd('redrawstatus')
       end

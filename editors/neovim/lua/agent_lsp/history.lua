@@ -69,7 +69,7 @@ function M.resume(client, id)
         notify('cannot resume ' .. sid .. ': ' .. tostring(err and err.message), vim.log.levels.ERROR)
         return
       end
-      st.id, st.client_id = sid, client.id
+      st.id, st.client_id, st.context = sid, client.id, nil
       session.register(st)
       ui.show(st)
       render(st, h)

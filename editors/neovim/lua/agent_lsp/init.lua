@@ -127,7 +127,7 @@ function M.prompt(text, opts)
       st.running = false
       st.last_end = { reason = 'error', error = err.message }
       if not st.ended then
-        ui.finish(st, st.last_end)
+        ui.finish(st, st.last_end, st.context)
         st.ended = true
       end
       return
@@ -137,7 +137,7 @@ function M.prompt(text, opts)
     if not st.ended then
       st.ended = true
       st.last_end = result
-      ui.finish(st, result)
+      ui.finish(st, result, st.context)
     end
     vim.cmd('redrawstatus!')
   end, bufnr)
@@ -170,7 +170,7 @@ function M.new(text, opts)
     notify('a run is going on in this tab; :AgentCancel stops it', vim.log.levels.WARN)
     return
   end
-  st.id = nil
+  st.id, st.context = nil, nil
   ui.separator(st)
   if text and vim.trim(text) ~= '' then
     M.prompt(text, opts)
@@ -246,7 +246,7 @@ local function on_exit(_, _, client_id)
     if st.client_id == client_id and st.running then
       st.running = false
       st.last_end = { reason = 'error', error = 'the server exited' }
-      ui.finish(st, st.last_end)
+      ui.finish(st, st.last_end, st.context)
     end
   end
 end

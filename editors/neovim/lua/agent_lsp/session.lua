@@ -23,22 +23,75 @@ function M.state(tab)
   return st
 end
 
---- One line for a statusline: "agent: running" and the like.
+-- 32768 -> "32k", 1536 -> "1.5k".
+local function k(n)
+  if n >= 10240 then
+    return ('%dk'):format(math.floor(n / 1024 + 0.5))
+  elseif n >= 1024 then
+    return ('%.1fk'):format(n / 1024)
+  end
+  return tostring(n)
+end
+
+--- How full the model's context window is, from the last `context` event
+--- of st's session: "12% of 32k context", or "4.1k tokens of context"
+--- when the window is not known; '' before the first request.
+function M.gauge(st)
+  local c = st and st.context
+  if type(c) ~= 'table' or type(c.tokens) ~= 'number' then
+    return ''
+  end
+  if type(c.window) == 'number' and c.window > 0 then
+    return ('%d%% of %s context'):format(math.floor(100 * c.tokens / c.window + 0.5), k(c.window))
+  end
+  return k(c.tokens) .. ' tokens of context'
+end
+
+--- One line for a statusline: "agent: running · 12% of 32k context" and
+--- the like.
 function M.status()
   local st = tabs[vim.api.nvim_get_current_tabpage()]
   if not st then
     return ''
   end
+  local s
   if st.running and (st.waiting or 0) > 0 then
-    return 'agent: waiting for your approval'
+    s = 'agent: waiting for your approval'
+  elseif st.running then
+    s = 'agent: running'
+  elseif (st.side_waiting or 0) > 0 then
+    s = 'agent: waiting for your approval'
+  elseif (st.side_runs or 0) > 0 then
+    s = 'agent: ' .. tostring(st.side_origin or 'edit') .. ' running'
+  elseif st.last_end then
+    s = 'agent: ' .. tostring(st.last_end.reason)
+  else
+    return ''
   end
-  if st.running then
-    return 'agent: running'
+  local g = M.gauge(st)
+  return g == '' and s or (s .. ' · ' .. g)
+end
+
+--- A run the server started under a session of its own (Fix with agent,
+--- Rewrite, :AgentEdit): it shows in the current tab's answer buffer as a
+--- short turn, without becoming the tab's conversation. Returns its
+--- record { id, side = true, state = the tab's state, origin, running }.
+function M.side(ev)
+  local st = M.state()
+  local rec = { id = ev.sessionId, side = true, state = st, origin = ev.origin, running = true, tools = {} }
+  by_id[ev.sessionId] = rec
+  st.side_runs = (st.side_runs or 0) + 1
+  st.side_origin = ev.origin
+  return rec
+end
+
+--- Drops a side run's record once it ended.
+function M.forget(id)
+  local rec = by_id[id]
+  if rec and rec.side then
+    by_id[id] = nil
+    rec.state.side_runs = math.max(0, (rec.state.side_runs or 1) - 1)
   end
-  if st.last_end then
-    return 'agent: ' .. tostring(st.last_end.reason)
-  end
-  return ''
 end
 
 --- The session state holding sessionId id, or nil.

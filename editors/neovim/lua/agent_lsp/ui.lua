@@ -221,10 +221,80 @@ function M.tool_start(state, ev)
   follow(state)
 end
 
+-- What a terminal would show of raw command output, as plain lines:
+-- colour and cursor escapes dropped, a carriage return (a progress bar)
+-- keeping what came after it.
+local function plain_lines(text)
+  text = text:gsub('\27%[[%d;?]*[%a@]', ''):gsub('\27%][^\7]*\7', '')
+  local out = {}
+  for _, l in ipairs(vim.split(text, '\n', { plain = true })) do
+    l = l:gsub('\r+$', ''):match('[^\r]*$'):gsub('[%z\1-\8\11-\31\127]', '')
+    table.insert(out, l)
+  end
+  if out[#out] == '' then
+    table.remove(out)
+  end
+  return out
+end
+M.plain_lines = plain_lines
+
+--- A running command's output so far (tool_output events): its last
+--- ui.live_lines lines as virtual lines under the tool's header, so they
+--- move nothing in the buffer and vanish when the result arrives.
+function M.tool_output(state, ev)
+  local n = config.get().ui.live_lines
+  local key = ev.id or ev.name or ''
+  local lnum = state.tools and state.tools[key]
+  if not lnum or n <= 0 or not state.bufnr then
+    return
+  end
+  state.live = state.live or {}
+  local l = state.live[key] or { text = '' }
+  state.live[key] = l
+  -- The tail is all that is shown; keep enough of it for n long lines.
+  l.text = (l.text .. tostring(ev.text or '')):sub(-32768)
+  local lines = plain_lines(l.text)
+  local virt = {}
+  for i = math.max(1, #lines - n + 1), #lines do
+    table.insert(virt, { { '    ' .. lines[i]:sub(1, 240), 'AgentLspToolResult' } })
+  end
+  if #virt == 0 then
+    return
+  end
+  l.mark = vim.api.nvim_buf_set_extmark(state.bufnr, ns, lnum - 1, 0, { id = l.mark, virt_lines = virt })
+  follow(state)
+end
+
+--- The live output lines shown under call id's header (for tests and
+--- statuslines): a list of strings, empty when none.
+function M.live(state, id)
+  local l = state.live and state.live[id]
+  if not l or not l.mark or not state.bufnr then
+    return {}
+  end
+  local m = vim.api.nvim_buf_get_extmark_by_id(state.bufnr, ns, l.mark, { details = true })
+  local out = {}
+  for _, vl in ipairs(m and m[3] and m[3].virt_lines or {}) do
+    local t = {}
+    for _, chunk in ipairs(vl) do
+      table.insert(t, chunk[1])
+    end
+    table.insert(out, table.concat(t))
+  end
+  return out
+end
+
 --- A tool call ended: mark its header and add its result, folded under it.
 function M.tool_result(state, ev)
   local b = M.buffer(state)
   local key = ev.id or ev.name or ''
+  local l = state.live and state.live[key]
+  if l then
+    if l.mark then
+      pcall(vim.api.nvim_buf_del_extmark, b, ns, l.mark)
+    end
+    state.live[key] = nil
+  end
   local lnum = state.tools and state.tools[key]
   if not lnum then
     M.tool_start(state, ev)
@@ -283,11 +353,14 @@ function M.warning(state, text)
   append_lines(state, { '> ⚠ ' .. tostring(text) }, 'AgentLspWarning')
 end
 
---- The run ended: a footer naming the reason and the counts.
-function M.finish(state, ev)
+--- The run ended: a footer naming the reason, the counts and how full
+--- the context window is (ctx, the run's last `context` event).
+function M.finish(state, ev, ctx)
   local u = ev.usage or {}
-  local line = ('_%s · %d turns · %d tool calls · %d→%d tokens_'):format(
-    tostring(ev.reason), ev.turns or 0, ev.toolCalls or 0, u.inputTokens or 0, u.outputTokens or 0)
+  local gauge = require('agent_lsp.session').gauge({ context = ctx })
+  local line = ('_%s · %d turns · %d tool calls%s · %d→%d tokens_'):format(
+    tostring(ev.reason), ev.turns or 0, ev.toolCalls or 0, gauge ~= '' and (' · ' .. gauge) or '',
+    u.inputTokens or 0, u.outputTokens or 0)
   local lines = { '', line }
   if ev.error and ev.error ~= '' then
     table.insert(lines, 2, '> ' .. ev.error)
