@@ -71,9 +71,11 @@ type TranscriptHeader struct {
 
 // Transcript appends records to a session's file. Writes are not synced
 // one by one (a process crash loses nothing the kernel has); the file is
-// synced after the header, every compaction and every ending, so a power
-// loss costs at most the current run. The first write error is kept and
-// the transcript stops writing; Err reports it.
+// synced after every compaction and every ending, so a power loss costs at
+// most the current run. The header is not synced on its own: alone it
+// records nothing worth keeping, and a one-turn `agent-lsp run` would wait
+// for the disk twice. The first write error is kept and the transcript
+// stops writing; Err reports it.
 type Transcript struct {
 	mu      sync.Mutex
 	f       *os.File
@@ -81,6 +83,7 @@ type Transcript struct {
 	secrets []string
 	err     error
 	now     func() time.Time
+	dirty   bool // written since the last sync
 }
 
 // SessionsDir is where transcripts go: $XDG_STATE_HOME/agent-lsp/sessions,
@@ -127,7 +130,6 @@ func CreateTranscript(dir, id string, h TranscriptHeader, secrets ...string) (*T
 	}
 	t := newTranscript(f, path, secrets)
 	t.write(Record{Type: recSession, Version: TranscriptVersion, ID: id, Workspace: h.Workspace, Model: h.Model})
-	t.sync()
 	return t, t.Err()
 }
 
@@ -185,7 +187,7 @@ func (t *Transcript) Err() error {
 	return t.err
 }
 
-// Close syncs and closes the file.
+// Close syncs what was written since the last sync and closes the file.
 func (t *Transcript) Close() error {
 	if t == nil {
 		return nil
@@ -195,7 +197,10 @@ func (t *Transcript) Close() error {
 	if t.f == nil {
 		return t.err
 	}
-	err := t.f.Sync()
+	var err error
+	if t.dirty {
+		err = t.f.Sync()
+	}
 	if cerr := t.f.Close(); err == nil {
 		err = cerr
 	}
@@ -219,6 +224,7 @@ func (t *Transcript) write(rec Record) {
 		return
 	}
 	line = t.scrub(line)
+	t.dirty = true
 	if _, err := t.f.Write(append(line, '\n')); err != nil {
 		t.err = fmt.Errorf("transcript: %w", err)
 	}
@@ -241,10 +247,11 @@ func (t *Transcript) sync() {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.f != nil && t.err == nil {
+	if t.f != nil && t.err == nil && t.dirty {
 		if err := t.f.Sync(); err != nil {
 			t.err = fmt.Errorf("transcript: %w", err)
 		}
+		t.dirty = false
 	}
 }
 

@@ -106,6 +106,10 @@ type Journal struct {
 	cur     map[string]*File
 	existed map[string]bool
 	f       *os.File
+	// unsaved is the open turn's record until something of that turn (or
+	// any other record) is written: a turn that changes nothing creates
+	// no file, so a run without edits does not touch the disk here.
+	unsaved *record
 }
 
 // Dir is where the journal of session id is kept under the sessions
@@ -179,6 +183,12 @@ func (t *Turn) setFile(f File) {
 
 // write appends r to the journal file, creating it.
 func (j *Journal) write(r record) error {
+	if u := j.unsaved; u != nil {
+		j.unsaved = nil
+		if err := j.write(*u); err != nil {
+			return err
+		}
+	}
 	if j.f == nil {
 		if err := os.MkdirAll(j.dir, 0o700); err != nil {
 			return fmt.Errorf("change journal: %w", err)
@@ -247,7 +257,7 @@ func (j *Journal) Begin(prompt string) {
 	t := &Turn{N: n, Prompt: prompt, Time: time.Now().UTC()}
 	j.turns = append(j.turns, t)
 	j.open, j.cur, j.existed = t, map[string]*File{}, map[string]bool{}
-	_ = j.write(record{Type: "turn", Turn: n, Prompt: prompt, Time: t.Time})
+	j.unsaved = &record{Type: "turn", Turn: n, Prompt: prompt, Time: t.Time}
 }
 
 // maxContent is the largest content journaled; bigger files are listed

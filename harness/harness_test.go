@@ -54,6 +54,13 @@ func TestNewWiresBashGuardAndSandbox(t *testing.T) {
 	if _, ok := h.Registry.Get("bash"); !ok {
 		t.Fatalf("no bash tool: %v", h.Registry.Names())
 	}
+	// Schemas are resolved at a tool's first call; every one must resolve.
+	for _, name := range h.Registry.Names() {
+		tool, _ := h.Registry.Get(name)
+		if err := tool.CheckSchema(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 	if !strings.HasPrefix(h.Sandbox.StateDir(), state) || !strings.HasPrefix(h.Spill.Dir(), state) {
 		t.Errorf("state outside %s: sandbox %s, spill %s", state, h.Sandbox.StateDir(), h.Spill.Dir())
 	}

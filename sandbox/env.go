@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,9 +135,15 @@ func newPrivateDirs(state string) (privateDirs, error) {
 		Config:  filepath.Join(state, "config"),
 		Git:     filepath.Join(state, "git"),
 	}
+	return d, os.MkdirAll(state, 0o700)
+}
+
+// make creates the directories inside Root, before the first command: a
+// session that runs none never creates them.
+func (d privateDirs) make() error {
 	for _, p := range []string{d.Tmp, d.GoCache, filepath.Join(d.Config, "go"), d.Git} {
 		if err := os.MkdirAll(p, 0o700); err != nil {
-			return d, err
+			return fmt.Errorf("sandbox: state dir: %w", err)
 		}
 	}
 	// `go env -w` settings of the user (GOPRIVATE, GOPROXY ...) keep working,
@@ -147,7 +154,7 @@ func newPrivateDirs(state string) (privateDirs, error) {
 			_ = os.WriteFile(filepath.Join(d.Config, "go", "env"), b, 0o600)
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // commandEnv builds the environment of a confined command: the allowed

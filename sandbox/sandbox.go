@@ -98,10 +98,12 @@ type Sandbox struct {
 	selfExe string
 
 	// The backend is chosen lazily (see lazy.go): init runs probe once.
-	once    sync.Once
-	probe   func() Status
-	status  Status
-	initErr error
+	once sync.Once
+	// dirsMade creates the private directories at the first command.
+	dirsMade func() error
+	probe    func() Status
+	status   Status
+	initErr  error
 
 	// mu serialises preparing and bringing back the git views (git.go).
 	mu sync.Mutex
@@ -190,6 +192,7 @@ func build(opts Options) (*Sandbox, error) {
 		}
 		return nil, fmt.Errorf("sandbox: state dir: %w", err)
 	}
+	s.dirsMade = sync.OnceValue(s.dirs.make)
 	if s.opts.ProbeCache == "" && !s.ownDir {
 		s.opts.ProbeCache = filepath.Join(state, "probe.json")
 	}
@@ -321,6 +324,9 @@ func (s *Sandbox) Command(ctx context.Context, command string) (*exec.Cmd, error
 func (s *Sandbox) command(ctx context.Context, command string) (*exec.Cmd, *commandView, error) {
 	if s.init(); s.initErr != nil {
 		return nil, nil, s.initErr
+	}
+	if err := s.dirsMade(); err != nil {
+		return nil, nil, err
 	}
 	var view *commandView
 	if s.status.Backend == BackendBwrap || s.status.Backend == BackendLandlock && s.status.MountNS {

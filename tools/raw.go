@@ -44,7 +44,7 @@ func DefineRaw(name, description string, schema json.RawMessage, readOnly bool, 
 		description: description,
 		readOnly:    readOnly,
 		schema:      &s,
-		resolved:    resolved,
+		resolved:    func() *jsonschema.Resolved { return resolved },
 		schemaJSON:  raw,
 		paramsType:  reflect.TypeFor[json.RawMessage](),
 		run: func(ctx context.Context, params any) (Result, error) {

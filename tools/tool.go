@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -51,7 +52,7 @@ type Tool struct {
 	description string
 	readOnly    bool
 	schema      *jsonschema.Schema
-	resolved    *jsonschema.Resolved
+	resolved    func() *jsonschema.Resolved // at the first call to validate
 	schemaJSON  json.RawMessage
 	paramsType  reflect.Type
 	run         func(ctx context.Context, params any) (Result, error)
@@ -67,28 +68,14 @@ type Tool struct {
 // A Go error returned by fn means the harness failed (I/O, cancellation);
 // the dispatcher turns it into an error result too.
 func Define[P any](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
-	s, err := jsonschema.For[P](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // programming error, caught by tests
-	}
-	if err := applyTags(s, reflect.TypeFor[P]()); err != nil {
-		panic(fmt.Sprintf("tools: schema tags for %s: %v", name, err))
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err))
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
-	}
+	sc := schemaOf[P](name)
 	return &Tool{
 		name:        name,
 		description: description,
 		readOnly:    readOnly,
-		schema:      s,
-		resolved:    resolved,
-		schemaJSON:  raw,
+		schema:      sc.schema,
+		resolved:    sc.resolved,
+		schemaJSON:  sc.raw,
 		paramsType:  reflect.TypeFor[P](),
 		run: func(ctx context.Context, params any) (Result, error) {
 			return fn(ctx, params.(*P))
@@ -101,6 +88,19 @@ func (t *Tool) Name() string { return t.name }
 
 // ReadOnly reports whether the tool never changes anything.
 func (t *Tool) ReadOnly() bool { return t.readOnly }
+
+// CheckSchema resolves the tool's parameter schema now (it is otherwise
+// resolved at the first call) and reports a schema that cannot be: a
+// programming error in a tool definition, which a test finds this way.
+func (t *Tool) CheckSchema() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	t.resolved()
+	return nil
+}
 
 // Spec describes the tool to the model.
 func (t *Tool) Spec() Spec {
@@ -218,4 +218,46 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 		}
 	}
 	return nil
+}
+
+// typeSchema is the schema of a parameters type, inferred and encoded
+// once, and resolved (what validation needs) when a call first needs it:
+// a one-shot `agent-lsp run` that calls no tool never pays for it.
+type typeSchema struct {
+	schema   *jsonschema.Schema
+	resolved func() *jsonschema.Resolved
+	raw      json.RawMessage
+}
+
+// schemas caches typeSchema by parameters type: tools are defined again
+// for every session and run (write_todos, task), and inferring and
+// resolving a schema by reflection is most of what that costs. Nothing
+// changes a schema once made, so tools of one type share it.
+var schemas sync.Map // reflect.Type -> *typeSchema
+
+func schemaOf[P any](name string) *typeSchema {
+	typ := reflect.TypeFor[P]()
+	if v, ok := schemas.Load(typ); ok {
+		return v.(*typeSchema)
+	}
+	s, err := jsonschema.For[P](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // programming error, caught by tests
+	}
+	if err := applyTags(s, typ); err != nil {
+		panic(fmt.Sprintf("tools: schema tags for %s: %v", name, err))
+	}
+	resolved := sync.OnceValue(func() *jsonschema.Resolved {
+		r, err := s.Resolve(nil)
+		if err != nil {
+			panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err)) // caught by TestSchemasResolve
+		}
+		return r
+	})
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
+	}
+	v, _ := schemas.LoadOrStore(typ, &typeSchema{schema: s, resolved: resolved, raw: raw})
+	return v.(*typeSchema)
 }

@@ -280,7 +280,7 @@ func bind(t *Tool, obj map[string]any, notes []string) (params any, outNotes []s
 	if err := json.Unmarshal(data, &generic); err != nil {
 		return nil, notes, argErrorf("%s arguments could not be re-decoded: %v", t.name, err)
 	}
-	if err := t.resolved.Validate(generic); err != nil {
+	if err := t.resolved().Validate(generic); err != nil {
 		return nil, notes, argErrorf("%s arguments do not match the schema (%s). Fix them and call %s again", t.name, text.Clip(err.Error(), 300), t.name)
 	}
 	p := reflect.New(t.paramsType).Interface()
