@@ -8,8 +8,13 @@
 // the user's note stay, NOTES.md is deleted), then the rest with *Undo
 // all*, and that the file on disk was never written.
 //
-// Usage: node undo.js   (run.sh builds what it needs; env as drive.js:
-// AGENT_LSP_BIN, VSIX, CS_PORT (default 18094), KEEP=1)
+//
+// It installs the linux-x64 .vsix, the one that bundles the server, with no
+// agentLsp.serverPath and no agent-lsp on the server's PATH, and checks
+// that the bundled binary is what runs: installing it is all a user does.
+//
+// Usage: node undo.js   (run.sh builds what it needs; env: VSIX (default
+// ../agent-lsp-linux-x64.vsix), CS_PORT (default 18094), KEEP=1)
 'use strict';
 const { chromium } = require('playwright-core');
 const { execFileSync } = require('child_process');
@@ -21,8 +26,7 @@ const { until, openFile, chatFrame, startCodeServer } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
-const BIN = process.env.AGENT_LSP_BIN || path.join(here, 'work/bin/agent-lsp');
-const VSIX = process.env.VSIX || path.resolve(here, '../agent-lsp.vsix');
+const VSIX = process.env.VSIX || path.resolve(here, '../agent-lsp-linux-x64.vsix');
 const PORT = process.env.CS_PORT || '18094';
 fs.mkdirSync(path.join(here, 'work'), { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-lsp-vscode-undo-'));
@@ -64,6 +68,17 @@ async function editorText(page) {
   return t.replace(/\u00a0/g, ' ');
 }
 
+/** serversUnder lists the running agent-lsp processes whose executable lies under dir. */
+function serversUnder(dir) {
+  const out = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let exe;
+    try { exe = fs.readlinkSync(`/proc/${pid}/exe`); } catch { continue; }
+    if (path.basename(exe) === 'agent-lsp' && exe.startsWith(dir.endsWith('/') ? dir : dir + '/')) out.push(`${pid}: ${exe}`);
+  }
+  return out;
+}
+
 async function ask(chat, prompt, answer) {
   await chat.locator('#prompt').fill(prompt);
   await chat.locator('#prompt').press('Enter');
@@ -74,7 +89,7 @@ async function ask(chat, prompt, answer) {
 (async () => {
   let cs, browser, srv, page, code = 1;
   try {
-    for (const f of [CS, BIN, VSIX]) if (!fs.existsSync(f)) throw new Error(`missing ${f}: run e2e/run.sh`);
+    for (const f of [CS, VSIX]) if (!fs.existsSync(f)) throw new Error(`missing ${f}: run e2e/run.sh (after test.sh made the .vsix)`);
     fs.mkdirSync(ws, { recursive: true });
     fs.writeFileSync(path.join(ws, 'main.go'), MAIN);
     srv = await model.start(script);
@@ -87,7 +102,7 @@ async function ask(chat, prompt, answer) {
       'workbench.tips.enabled': false, 'editor.minimap.enabled': false, 'chat.commandCenter.enabled': false,
       'workbench.secondarySideBar.defaultVisibility': 'hidden', 'diffEditor.renderSideBySide': true,
       'files.autoSave': 'off', 'git.enabled': false, 'git.openRepositoryInParentFolders': 'never',
-      'agentLsp.serverPath': BIN, 'agentLsp.baseUrl': srv.url, 'agentLsp.model': 'scripted',
+      'agentLsp.baseUrl': srv.url, 'agentLsp.model': 'scripted',
       'agentLsp.apiKeySource': 'none', 'agentLsp.trace.server': 'messages',
     }, null, 2));
     execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
@@ -118,6 +133,10 @@ async function ask(chat, prompt, answer) {
     log('main.go open with an unsaved note; chat open');
 
     await ask(chat, 'Greet the agent and keep notes', 'wrote');
+    // The server that answered is the one inside the installed extension.
+    const bundled = serversUnder(path.join(tmp, 'ext'));
+    if (bundled.length === 0) throw new Error('no agent-lsp from the extension\'s bin/ is running: ' + JSON.stringify(serversUnder('/')));
+    log('the server is the bundled binary:', bundled[0]);
     await ask(chat, 'Shout it', 'exclamation');
     log('two turns ran');
 
