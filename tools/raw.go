@@ -45,7 +45,7 @@ func DefineRaw(name, description string, schema json.RawMessage, readOnly bool, 
 		readOnly:    readOnly,
 		schema:      &s,
 		resolved:    func() *jsonschema.Resolved { return resolved },
-		schemaJSON:  raw,
+		schemaJSON:  func() json.RawMessage { return raw },
 		paramsType:  reflect.TypeFor[json.RawMessage](),
 		run: func(ctx context.Context, params any) (Result, error) {
 			return fn(ctx, *params.(*json.RawMessage))

@@ -52,8 +52,8 @@ type Tool struct {
 	description string
 	readOnly    bool
 	schema      *jsonschema.Schema
-	resolved    func() *jsonschema.Resolved // at the first call to validate
-	schemaJSON  json.RawMessage
+	resolved    func() *jsonschema.Resolved // see typeSchema
+	schemaJSON  func() json.RawMessage
 	paramsType  reflect.Type
 	run         func(ctx context.Context, params any) (Result, error)
 }
@@ -104,7 +104,7 @@ func (t *Tool) CheckSchema() (err error) {
 
 // Spec describes the tool to the model.
 func (t *Tool) Spec() Spec {
-	return Spec{Name: t.name, Description: t.description, Parameters: t.schemaJSON}
+	return Spec{Name: t.name, Description: t.description, Parameters: t.schemaJSON()}
 }
 
 // Registry is the set of tools a session offers.
@@ -220,19 +220,22 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 	return nil
 }
 
-// typeSchema is the schema of a parameters type, inferred and encoded
-// once, and resolved (what validation needs) when a call first needs it:
-// a one-shot `agent-lsp run` that calls no tool never pays for it.
+// typeSchema is the schema of a parameters type, inferred once per type
+// when a tool of that type is first defined (a bad tag panics there and
+// then), encoded in the background from that moment (so a fresh process
+// encodes its tools' schemas on the second core while it sets up the
+// session), and resolved, which only validation needs, at the first call:
+// a one-shot `agent-lsp run` that calls no tool never pays for that.
 type typeSchema struct {
 	schema   *jsonschema.Schema
+	raw      func() json.RawMessage
 	resolved func() *jsonschema.Resolved
-	raw      json.RawMessage
 }
 
 // schemas caches typeSchema by parameters type: tools are defined again
-// for every session and run (write_todos, task), and inferring and
-// resolving a schema by reflection is most of what that costs. Nothing
-// changes a schema once made, so tools of one type share it.
+// for every session and run (write_todos, task), and inferring a schema
+// by reflection is most of what that costs. Nothing changes a schema once
+// made, so tools of one type share it.
 var schemas sync.Map // reflect.Type -> *typeSchema
 
 func schemaOf[P any](name string) *typeSchema {
@@ -247,17 +250,28 @@ func schemaOf[P any](name string) *typeSchema {
 	if err := applyTags(s, typ); err != nil {
 		panic(fmt.Sprintf("tools: schema tags for %s: %v", name, err))
 	}
-	resolved := sync.OnceValue(func() *jsonschema.Resolved {
+	ts := &typeSchema{schema: s}
+	ts.raw = sync.OnceValue(func() json.RawMessage {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
+		}
+		return raw
+	})
+	ts.resolved = sync.OnceValue(func() *jsonschema.Resolved {
 		r, err := s.Resolve(nil)
 		if err != nil {
 			panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err)) // caught by TestSchemasResolve
 		}
 		return r
 	})
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
+	v, loaded := schemas.LoadOrStore(typ, ts)
+	if !loaded {
+		go func() {
+			// A failure panics again, in the caller's goroutine, at Spec.
+			defer func() { _ = recover() }()
+			ts.raw()
+		}()
 	}
-	v, _ := schemas.LoadOrStore(typ, &typeSchema{schema: s, resolved: resolved, raw: raw})
 	return v.(*typeSchema)
 }
