@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -63,6 +64,10 @@ func startInitialized(b *testing.B, s server, processID int) (*running, time.Dur
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "PATH=" + os.Getenv("PATH"),
 		"GOCACHE=" + filepath.Join(dir, ".cache"), "GOPATH=" + filepath.Join(dir, "go"), "GOFLAGS=-mod=mod", "GOTELEMETRY=off"}
+	// Its own process group, killed whole: gopls runs `go` commands that
+	// would otherwise outlive it and write into the temporary HOME after
+	// the benchmark removed it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	start := time.Now()
@@ -91,8 +96,14 @@ func startInitialized(b *testing.B, s server, processID int) (*running, time.Dur
 
 func (p *running) stop() {
 	p.in.Close()
-	_ = p.cmd.Process.Kill()
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	_ = p.cmd.Wait()
+	// The group's other members are not our children: wait until the
+	// kernel has none left (bounded; a stuck one only leaves a folder).
+	for i := 0; i < 500 && syscall.Kill(-pgid, 0) == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func send(w io.Writer, body string) {
