@@ -91,7 +91,7 @@ var Rows = []Row{
 		Ours:   Bench{Pkg: tools, Name: "BenchmarkStrReplace100k/tool", Times: 50},
 		Anchor: Bench{Pkg: tools, Name: "BenchmarkStrReplace100k/direct", Times: 50}, Max: 1.5},
 	{Name: "str_replace through the server (no transport) vs strings.Index + splice", Serves: "edit in the buffer",
-		Note:   "The server holds documents as strings: reading the buffer copies the file ([]byte(text)) and the didChange that brings the edit back builds the new text (Mapper.Replace), two more copies of the file than the tool alone.",
+		Note:   "The tool reads the open document in place (its string's memory, read-only), so what is left over the direct splice is one more copy of the file: the direct splice builds the new text once, the server path twice (the tool's new content, then the document the didChange rebuilds, Mapper.Replace), plus the staleness fingerprint.",
 		Ours:   Bench{Pkg: lsp, Name: "BenchmarkStrReplaceLSP", Times: 50},
 		Anchor: Bench{Pkg: tools, Name: "BenchmarkStrReplace100k/direct", Times: 50}, Max: 1.5},
 	{Name: "write_file 100 changes → WorkspaceEdit vs go-diff line mode", Serves: "edit in the buffer",

@@ -44,7 +44,7 @@ func (w *Workspace) buildEdit(ctx context.Context, rel, abs string, c tools.Chan
 	var version *int32
 	var m *Mapper
 	if d, ok := w.docs.mapperByPath(abs); ok {
-		if d.text != string(c.Old) {
+		if !sameText(d.text, c.Old) {
 			return p, false, fmt.Errorf("edit %s: %w", rel, tools.ErrConflict)
 		}
 		v := d.version

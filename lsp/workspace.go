@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"go.lsp.dev/uri"
 
@@ -95,12 +96,29 @@ func (w *Workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	if d, ok := w.docs.byPath(abs); ok {
-		return []byte(d.text), nil
+		return readOnlyBytes(d.text), nil
 	}
 	if data, ok := w.unsynced(abs); ok {
 		return data, nil
 	}
 	return w.disk.ReadFile(ctx, rel)
+}
+
+// readOnlyBytes is s's memory as a byte slice, without copying it: an open
+// document is an immutable string, and tools.Workspace.ReadFile's result
+// is read-only by contract, so str_replace on a large buffer reads it in
+// place (its capacity is its length, so even an append copies).
+func readOnlyBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// sameText reports whether b holds exactly s, at once when b is s's own
+// memory (what ReadFile returned for the document).
+func sameText(s string, b []byte) bool {
+	if len(s) == len(b) && (len(s) == 0 || unsafe.StringData(s) == unsafe.SliceData(b)) {
+		return true
+	}
+	return s == string(b)
 }
 
 // Open streams what ReadFile returns.

@@ -30,7 +30,10 @@ type Workspace interface {
 	Root() string
 	// ReadFile returns the file's current content; an unsaved buffer wins
 	// over the disk. A missing file gives an error matching
-	// fs.ErrNotExist (write_file then creates it).
+	// fs.ErrNotExist (write_file then creates it). The bytes are read-only:
+	// an editor's workspace may return its document's own memory rather
+	// than a copy of a 5 MB buffer, so callers build new slices instead of
+	// writing into this one.
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 }
 
