@@ -25,6 +25,17 @@ type session struct {
 	mu      sync.Mutex
 	running bool
 	cancel  context.CancelFunc
+	run     int // counts runs, so a run ends only its own running state
+}
+
+// runEnded clears the running state of run n, unless a later run has
+// started meanwhile.
+func (se *session) runEnded(n int) {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if se.run == n {
+		se.running, se.cancel = false, nil
+	}
 }
 
 func (se *session) cancelRun() {
@@ -71,6 +82,8 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	se.running, se.cancel = true, cancel
+	se.run++
+	thisRun := se.run
 	se.mu.Unlock()
 	s.mu.Lock()
 	if s.closing {
@@ -87,9 +100,7 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	defer func() {
 		stopAfter()
 		cancel()
-		se.mu.Lock()
-		se.running, se.cancel = false, nil
-		se.mu.Unlock()
+		se.runEnded(thisRun)
 		s.runs.Done()
 	}()
 
@@ -109,6 +120,12 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	}
 	var last agent.Usage
 	obs := func(ev agent.Event) {
+		if ev.Type == agent.EvEnd {
+			// The run is over (its journal turn and transcript are
+			// closed): a client that acts on this event, say with
+			// agent/undo, must not find the session still running.
+			se.runEnded(thisRun)
+		}
 		s.sendEvent(se.id, ev)
 		switch {
 		case ev.Type == agent.EvToolStart && ev.Tool != nil:

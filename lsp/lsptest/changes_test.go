@@ -6,6 +6,7 @@ package lsptest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -168,5 +169,41 @@ func TestChangesAndUndoThroughTheEditor(t *testing.T) {
 	// Nothing left: an empty answer.
 	if err := e.Call(lsp.MethodUndo, lsp.UndoParams{SessionID: res.SessionID, Turns: json.RawMessage(`"all"`)}, &u); err != nil || len(u.Turns) != 0 {
 		t.Errorf("second undo: %+v %v", u, err)
+	}
+}
+
+// TestUndoRightAfterEnd: a client that undoes the moment the run's end
+// event arrives (Neovim does) finds the run over, not "still running".
+func TestUndoRightAfterEnd(t *testing.T) {
+	t.Parallel()
+	const rounds = 20
+	var replies []agenttest.Reply
+	for i := range rounds {
+		replies = append(replies,
+			agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: fmt.Sprintf("w%d", i), Name: "write_file", Arguments: fmt.Sprintf(`{"path":"f%d.txt","content":"x\n"}`, i)}}},
+			agenttest.Reply{Text: "done"})
+	}
+	m := model(t, replies...)
+	e := lsptest.Connect(t, nil, initOpts(m))
+	for i := range rounds {
+		sid := fmt.Sprintf("undo-after-end-%d", i)
+		done := make(chan error, 1)
+		go func() {
+			var res lsp.PromptResult
+			done <- e.Call(lsp.MethodPrompt, lsp.PromptParams{Prompt: "write it", SessionID: sid}, &res)
+		}()
+		e.Await(func(n lsptest.Notification) bool {
+			return lsptest.EventKind("end")(n) && strings.Contains(string(n.Params), `"`+sid+`"`)
+		})
+		var u lsp.UndoResult
+		if err := e.Call(lsp.MethodUndo, lsp.UndoParams{SessionID: sid}, &u); err != nil {
+			t.Fatalf("round %d: undo right after the end event: %v", i, err)
+		}
+		if len(u.Reverted) != 1 {
+			t.Fatalf("round %d: undo %+v", i, u)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
