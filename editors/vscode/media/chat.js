@@ -285,7 +285,10 @@
     if (e.key === 'Escape' && running) vscode.postMessage({ type: 'stop' });
   });
   input.addEventListener('input', onInput);
-  input.addEventListener('blur', () => setTimeout(closeList, 150));
+  // Closed a moment after the box loses the focus, unless it has it back
+  // by then: a focus that returns within that moment (the workbench took
+  // it while the user typed) must not lose the list it reopened.
+  input.addEventListener('blur', () => setTimeout(() => { if (document.activeElement !== input) closeList(); }, 150));
   // Back in the box (the workbench took the focus meanwhile): an @-query at
   // the caret opens its completion again.
   input.addEventListener('focus', onInput);
