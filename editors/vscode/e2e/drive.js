@@ -447,8 +447,15 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
   } catch (e) {
     console.log('FAIL:', e.stack || e);
     if (page) await page.screenshot({ path: path.join(here, 'work/fail.png') }).catch(() => {});
-    console.log('screenshot of the failure: e2e/work/fail.png; scratch kept in', tmp);
-    process.env.KEEP = '1';
+    // What explains a failure (code-server's and the extension's logs,
+    // the workspace) is copied into e2e/work; the scratch folder goes
+    // unless KEEP=1, so a failed run leaves nothing in the temp dir.
+    const kept = path.join(here, 'work/fail-scratch');
+    fs.rmSync(kept, { recursive: true, force: true });
+    for (const d of ['user/logs', 'ws']) {
+      try { fs.cpSync(path.join(tmp, d), path.join(kept, d), { recursive: true }); } catch { /* not made yet */ }
+    }
+    console.log('screenshot of the failure: e2e/work/fail.png; logs and workspace in e2e/work/fail-scratch' + (process.env.KEEP ? '; scratch kept in ' + tmp : ''));
   } finally {
     if (browser) await browser.close().catch(() => {});
     if (cs) { try { process.kill(-cs.pid, 'SIGTERM'); } catch { /* gone */ } }
