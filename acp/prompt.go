@@ -50,10 +50,7 @@ func (s *Server) claimPrompt(r *request) (func() (any, error), error) {
 // runPrompt runs the agent and maps its ending to a stop reason.
 func (s *Server) runPrompt(ctx context.Context, se *session, text string) (any, error) {
 	se.ws.takeEdits() // nothing from an earlier run
-	u := newUpdater(s.c, se.id, se.root, se.ws, se.h.AgentConfig.Context.Window)
-	if u.window <= 0 {
-		u.window = agent.DefaultWindow
-	}
+	u := newUpdater(s.c, se.id, se.root, se.ws, se.h.AgentConfig.Context.EffectiveWindow())
 	res := se.h.Agent.Run(ctx, se.as, text, u.observe)
 	se.mu.Lock()
 	cancelled := se.cancelled

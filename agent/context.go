@@ -55,6 +55,11 @@ type ContextConfig struct {
 	WindowHint string
 }
 
+// EffectiveWindow is the window the loop compacts against: Window, or
+// DefaultWindow when neither the configuration nor a probe gave one. A
+// context gauge divides by it.
+func (c ContextConfig) EffectiveWindow() int { return c.withDefaults().Window }
+
 func (c ContextConfig) withDefaults() ContextConfig {
 	if c.Window <= 0 {
 		c.Window = DefaultWindow

@@ -112,12 +112,7 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 	}
 	s.sendRunStart(se, p, lim, title)
 	prog := s.beginProgress(runCtx, title, cancel)
-	// The window the loop compacts against: configured, probed, or the
-	// loop's default when neither gave one (so a gauge always has a base).
-	window := se.h.AgentConfig.Context.Window
-	if window <= 0 {
-		window = agent.DefaultWindow
-	}
+	window := se.h.AgentConfig.Context.EffectiveWindow()
 	var last agent.Usage
 	obs := func(ev agent.Event) {
 		if ev.Type == agent.EvEnd {
