@@ -78,7 +78,7 @@ end
 --- record { id, side = true, state = the tab's state, origin, running }.
 function M.side(ev)
   local st = M.state()
-  local rec = { id = ev.sessionId, side = true, state = st, origin = ev.origin, running = true, tools = {} }
+  local rec = { id = ev.sessionId, side = true, state = st, origin = ev.origin, running = true }
   by_id[ev.sessionId] = rec
   st.side_runs = (st.side_runs or 0) + 1
   st.side_origin = ev.origin
