@@ -25,9 +25,11 @@ func nodeModules() string {
 // TestNodeClient runs testdata/clients/node_client.js, a client built on
 // vscode-languageserver-protocol, against the real binary: a prompt whose
 // scripted model reads the unsaved buffer, edits it (the client applies
-// workspace/applyEdit to its copy) and runs a bash command the client
-// allows through window/showMessageRequest; then a cancelled run and a
-// clean shutdown.
+// workspace/applyEdit to its copy; with review "confirm" the edit is
+// annotated) and runs a bash command the client allows through
+// window/showMessageRequest; the turn's three files in agent/changes and
+// agent/undo of them (the user's unsaved line kept, plain edits); then a
+// cancelled run and a clean shutdown.
 func TestNodeClient(t *testing.T) {
 	t.Parallel()
 	node, err := exec.LookPath("node")
@@ -38,10 +40,10 @@ func TestNodeClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(mods, "vscode-languageserver-protocol", "package.json")); err != nil {
 		agenttest.NeedClient(t, "vscode-languageserver-protocol", "run npm ci in lsp/testdata/clients (scripts/test does)")
 	}
-	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n"},
+	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n", "data.txt": "original\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
-		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt && echo changed > data.txt"}`}}},
 		agenttest.Reply{Text: "done"},
 		agenttest.Reply{Text: "late", Delay: "30s"},
 	)
