@@ -207,3 +207,52 @@ func TestUndoRightAfterEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewFromDidChangeConfiguration: the review setting also comes
+// from workspace/didChangeConfiguration (VS Code sends it when
+// agentLsp.review changes): "confirm" annotates the next edits, and
+// settings without it (review "off" is not sent) make them plain again.
+func TestReviewFromDidChangeConfiguration(t *testing.T) {
+	t.Parallel()
+	m := model(t,
+		call("w1", "write_file", `{"path":"one.txt","content":"1\n"}`),
+		agenttest.Reply{Text: "done"},
+		call("w2", "write_file", `{"path":"two.txt","content":"2\n"}`),
+		agenttest.Reply{Text: "done"},
+		call("w3", "write_file", `{"path":"three.txt","content":"3\n"}`),
+		agenttest.Reply{Text: "done"},
+	)
+	opts := initOpts(m)
+	opts.Capabilities = changeCaps
+	e := lsptest.Connect(t, nil, opts)
+	settings := func(review string) {
+		st := map[string]any{"baseUrl": m.URL, "model": "scripted", "apiKey": "k"}
+		if review != "" {
+			st["review"] = review
+		}
+		e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"agentLsp": st}})
+	}
+	var want []bool
+	for _, c := range []struct {
+		review   string
+		reviewed bool
+	}{{"", false}, {"confirm", true}, {"", false}} {
+		if c.review != "" || len(want) > 0 {
+			settings(c.review)
+		}
+		if res := prompt(t, e, "write a file"); res.Reason != "end_turn" {
+			t.Fatalf("result %+v", res)
+		}
+		want = append(want, c.reviewed)
+	}
+	eds := applyEdits(e)
+	if len(eds) != len(want) {
+		t.Fatalf("%d applyEdits, want %d", len(eds), len(want))
+	}
+	for i, ed := range eds {
+		ann, ok := ed.Edit.ChangeAnnotations["agent-lsp.review"]
+		if ok != want[i] || ok && !ann.NeedsConfirmation {
+			t.Errorf("edit %d (%s): annotations %+v, want reviewed=%v", i, ed.Label, ed.Edit.ChangeAnnotations, want[i])
+		}
+	}
+}
