@@ -90,20 +90,38 @@ func looksLikeCall(s string) bool {
 // ';' (Llama 3.1 writes several calls that way). It fails on anything
 // else, and says how.
 func readJSONValues(s string) ([]json.RawMessage, error) {
-	var out []json.RawMessage
+	vals, rest, err := readJSONPrefix(s)
+	if err == nil && rest != "" {
+		err = fmt.Errorf("the JSON does not parse (text %q after it); is it cut short?", clipText(rest))
+	}
+	return vals, err
+}
+
+// readJSONPrefix reads consecutive JSON values like readJSONValues and
+// returns the text after them, once that text does not start a JSON
+// object or array: the prose a model writes after the calls that follow
+// a dedicated marker ([TOOL_CALLS] [...] I will now ...).
+func readJSONPrefix(s string) (vals []json.RawMessage, rest string, err error) {
 	for {
 		s = strings.TrimLeft(s, " \t\r\n;")
-		if s == "" {
-			return out, nil
+		if s == "" || len(vals) > 0 && s[0] != '{' && s[0] != '[' {
+			return vals, s, nil
 		}
 		dec := json.NewDecoder(strings.NewReader(s))
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("the JSON does not parse (%v); is it cut short?", err)
+			return nil, "", fmt.Errorf("the JSON does not parse (%v); is it cut short?", err)
 		}
-		out = append(out, v)
+		vals = append(vals, v)
 		s = s[dec.InputOffset():]
 	}
+}
+
+func clipText(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 // parseBareJSON: the whole reply is a call object or an array of them
@@ -115,8 +133,17 @@ func parseBareJSON(text string) (envelope, bool) {
 	}
 	if !json.Valid([]byte(s)) {
 		if looksLikeCall(s) && (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[{")) {
-			_, err := readJSONValues(s)
-			if err == nil {
+			vals, rest, err := readJSONPrefix(s)
+			switch {
+			case err != nil:
+			case rest != "":
+				if _, isCall := callsFromJSON(vals[0]); isCall && len(vals) == 1 {
+					// A complete call, then prose: not run (the reply is
+					// not only the call), but the model is told why.
+					return envelope{broken: fmt.Sprintf("the reply starts with a tool call in JSON but has text after it (%q); send the call alone, or use the tool-calling format", clipText(rest))}, true
+				}
+				err = fmt.Errorf("the JSON does not parse (text %q after it)", clipText(rest))
+			default:
 				err = fmt.Errorf("more than one JSON value")
 			}
 			return envelope{broken: "the reply looks like a tool call in JSON, but " + err.Error()}, true

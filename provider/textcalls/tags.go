@@ -118,11 +118,12 @@ func parseMistral(text string) (envelope, bool) {
 	rest := strings.TrimSuffix(strings.TrimSpace(text[start+len(mistralCalls):]), "</s>")
 	rest = strings.TrimSpace(rest)
 	if strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "{") {
-		vals, err := readJSONValues(rest)
+		vals, after, err := readJSONPrefix(rest)
 		if err != nil {
 			env.broken = "after [TOOL_CALLS], " + err.Error()
 			return env, true
 		}
+		env.prose += "\n" + after
 		for _, v := range vals {
 			calls, ok := callsFromJSON(v)
 			if !ok {

@@ -103,6 +103,7 @@ func Recover(text string, specs []tools.Spec) Result {
 		return Result{}
 	}
 	ts := newToolset(specs)
+	text = trimEndTokens(text)
 	for _, f := range families {
 		env, ok := f.parse(text)
 		if !ok {
@@ -140,4 +141,27 @@ func Recover(text string, specs []tools.Spec) Result {
 		return r
 	}
 	return Result{}
+}
+
+// endTokens are the end-of-turn tokens a server prints as text when it
+// does not treat them as special (ChatML, Llama 3, Gemma, Mistral,
+// DeepSeek). After a call they are not part of its envelope.
+var endTokens = []string{"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<|endoftext|>", "<end_of_turn>", "</s>", "<｜end▁of▁sentence｜>", "<|end▁of▁sentence|>"}
+
+// trimEndTokens removes end-of-turn tokens (and spaces) from the end of
+// text.
+func trimEndTokens(text string) string {
+	for {
+		t := strings.TrimRight(text, " \t\r\n")
+		trimmed := false
+		for _, tok := range endTokens {
+			if s, ok := strings.CutSuffix(t, tok); ok {
+				t, trimmed = s, true
+			}
+		}
+		if !trimmed {
+			return text
+		}
+		text = t
+	}
 }
