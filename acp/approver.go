@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // DefaultApprovalTimeout is how long a permission request waits for the
@@ -44,16 +45,16 @@ func (a *approver) Approve(ctx context.Context, req harness.ApprovalRequest) (ha
 	if req.SessionRule != "" {
 		// allow_always means "for this session" here: the rule lives as
 		// long as the session, never in a file.
-		opts = append(opts, permissionOption{OptionID: optAllowAlways, Name: "Allow for this session: " + oneLine(req.SessionRule, 80), Kind: "allow_always"})
+		opts = append(opts, permissionOption{OptionID: optAllowAlways, Name: "Allow for this session: " + text.OneLine(req.SessionRule, 80), Kind: "allow_always"})
 	}
 	opts = append(opts, permissionOption{OptionID: optRejectOnce, Name: "Deny", Kind: "reject_once"})
 	tc := toolCallUpdate{ToolCallID: req.CallID, Status: "pending"}
 	if tc.ToolCallID == "" {
 		tc.ToolCallID = "approval"
 	}
-	tc.Title = req.Tool + " " + oneLine(req.Subject, 100)
+	tc.Title = req.Tool + " " + text.OneLine(req.Subject, 100)
 	if req.Tool == "bash" {
-		tc.Title, tc.Kind = "Run "+oneLine(req.Subject, 100), kindExecute
+		tc.Title, tc.Kind = "Run "+text.OneLine(req.Subject, 100), kindExecute
 	}
 	why := "agent-lsp asks before this " + req.Tool + " call"
 	if req.Reason != "" {

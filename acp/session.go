@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/internal/text"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -245,7 +246,7 @@ func (s *Server) listSessions(r *request) (any, error) {
 			res.NextCursor = fmt.Sprint(start + listPage)
 			break
 		}
-		res.Sessions = append(res.Sessions, sessionInfo{SessionID: info.ID, Cwd: info.Workspace, Title: oneLine(info.FirstPrompt, 100), UpdatedAt: info.Updated.UTC().Format(time.RFC3339)})
+		res.Sessions = append(res.Sessions, sessionInfo{SessionID: info.ID, Cwd: info.Workspace, Title: text.OneLine(info.FirstPrompt, 100), UpdatedAt: info.Updated.UTC().Format(time.RFC3339)})
 	}
 	return res, nil
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/internal/text"
 )
 
 // Tool kinds of the schema.
@@ -79,13 +79,13 @@ func describe(root, name, arguments string) (title, kind string, locs []location
 		}
 		return title, kindSearch, at(0), raw
 	case "bash":
-		return "Run " + oneLine(a.Command, 100), kindExecute, nil, raw
+		return "Run " + text.OneLine(a.Command, 100), kindExecute, nil, raw
 	case "task":
-		return "Task: " + oneLine(a.Description, 80), kindThink, nil, raw
+		return "Task: " + text.OneLine(a.Description, 80), kindThink, nil, raw
 	case "write_todos":
 		return "Update the plan", kindThink, nil, raw
 	case "read_skill":
-		return "Read skill " + oneLine(a.Name, 60), kindRead, nil, raw
+		return "Read skill " + text.OneLine(a.Name, 60), kindRead, nil, raw
 	}
 	return name, kindOther, nil, raw
 }
@@ -102,17 +102,7 @@ func short(p string) string {
 	if p == "" {
 		return "(no path)"
 	}
-	return oneLine(p, 120)
+	return text.OneLine(p, 120)
 }
 
-func quote(s string) string { return "`" + oneLine(s, 80) + "`" }
-
-// oneLine squeezes s onto one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func quote(s string) string { return "`" + text.OneLine(s, 80) + "`" }

@@ -90,6 +90,8 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 // executeCommand runs a code action's bounded agent run; its edits arrive
 // as workspace/applyEdit like any other.
 func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	// Our own type: protocol.ExecuteCommandParams holds the arguments as
+	// LSPAny (decoded into maps), and each is decoded into actionArgs.
 	var p struct {
 		Command   string            `json:"command"`
 		Arguments []json.RawMessage `json:"arguments"`

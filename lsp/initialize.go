@@ -247,6 +247,8 @@ var lspNotifications = map[string]func(*Server, context.Context, json.RawMessage
 }
 
 func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessage) error {
+	// Our own type: protocol.DidChangeConfigurationParams holds the
+	// settings as LSPAny, and settingsIn reads them from the raw JSON.
 	var p struct {
 		Settings json.RawMessage `json:"settings"`
 	}

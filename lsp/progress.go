@@ -58,10 +58,8 @@ func (p *progress) end(msg string) {
 }
 
 func (s *Server) progressCancel(_ context.Context, params json.RawMessage) error {
-	var p struct {
-		Token any `json:"token"`
-	}
-	if err := decode(params, &p); err != nil {
+	var p protocol.WorkDoneProgressCancelParams
+	if err := decodeLSP(params, &p); err != nil {
 		return err
 	}
 	s.mu.Lock()

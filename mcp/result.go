@@ -25,9 +25,9 @@ func render(res *sdk.CallToolResult) tools.Result {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
 		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %s; not shown: this session's model gets text only]", orUnknown(c.MIMEType), size(len(c.Data))))
+			parts = append(parts, fmt.Sprintf("[image: %s, %s; not shown: this session's model gets text only]", orUnknown(c.MIMEType), text.Size(int64(len(c.Data)))))
 		case *sdk.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio: %s, %s; not played: this session's model gets text only]", orUnknown(c.MIMEType), size(len(c.Data))))
+			parts = append(parts, fmt.Sprintf("[audio: %s, %s; not played: this session's model gets text only]", orUnknown(c.MIMEType), text.Size(int64(len(c.Data)))))
 		case *sdk.ResourceLink:
 			line := "[resource link: " + c.URI
 			if c.Name != "" {
@@ -49,7 +49,7 @@ func render(res *sdk.CallToolResult) tools.Result {
 			case r.Text != "":
 				parts = append(parts, fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text))
 			default:
-				parts = append(parts, fmt.Sprintf("[resource %s: %s, %s of binary data, not shown]", r.URI, orUnknown(r.MIMEType), size(len(r.Blob))))
+				parts = append(parts, fmt.Sprintf("[resource %s: %s, %s of binary data, not shown]", r.URI, orUnknown(r.MIMEType), text.Size(int64(len(r.Blob)))))
 			}
 		default:
 			b, _ := json.Marshal(c)
@@ -91,16 +91,6 @@ func orUnknown(s string) string {
 		return "unknown type"
 	}
 	return s
-}
-
-func size(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // clipLine is s on one line, cut to at most n bytes.

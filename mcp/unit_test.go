@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -190,5 +192,22 @@ func TestWorkspaceServerNeedsApproval(t *testing.T) {
 	m = startManager(t, Options{Servers: []Server{s}, Root: root, Trust: func(context.Context, Server) (Trust, error) { return TrustDenied, nil }})
 	if ts, _ := m.Tools(); len(ts) != 0 {
 		t.Error("refused server started")
+	}
+}
+
+// TestRenderSizes: binary content is named with its size in the format
+// every other message uses (internal/text.Size), as docs/mcp.md shows it.
+func TestRenderSizes(t *testing.T) {
+	t.Parallel()
+	res := &sdk.CallToolResult{Content: []sdk.Content{
+		&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 12<<10)},
+		&sdk.AudioContent{MIMEType: "audio/wav", Data: make([]byte, 3<<20)},
+		&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "mem://blob", MIMEType: "application/octet-stream", Blob: make([]byte, 512)}},
+	}}
+	got := render(res).Text
+	for _, want := range []string{"[image: image/png, 12 KiB; not shown", "[audio: audio/wav, 3 MiB; not played", "[resource mem://blob: application/octet-stream, 512 bytes of binary data, not shown]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("render = %q, want %q in it", got, want)
+		}
 	}
 }
