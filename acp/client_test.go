@@ -272,7 +272,9 @@ func TestOfficialClient(t *testing.T) {
 
 	// session/cancel during the long command.
 	t.Logf("cancel → response: %d ms", r.Cancel.Ms)
-	if r.Cancel.StopReason != "cancelled" || r.Cancel.StillRunning {
+	// "Within a few seconds": a cancel that reaches the command before
+	// it runs waits out the sandbox's SIGTERM grace (2 s) at worst.
+	if r.Cancel.StopReason != "cancelled" || r.Cancel.StillRunning || r.Cancel.Ms > 5000 {
 		t.Errorf("cancel: %+v", r.Cancel)
 	}
 	_, _, cf := calls(r.Cancel.Updates)
