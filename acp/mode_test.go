@@ -15,8 +15,9 @@ import (
 // refuses an edit and a command, with no fs/write_text_file sent and the
 // disk untouched; back in the default mode, an edit whose buffer changed
 // after it was read through fs/read_text_file is refused as a conflict
-// (nothing written); and an empty_response ending is end_turn with the
-// reason as the last agent_message_chunk.
+// (nothing written); a client that answers "" for a missing file still
+// lets write_file create it; and an empty_response ending is end_turn with
+// the reason as the last agent_message_chunk.
 func TestModesConflictsAndNotes(t *testing.T) {
 	t.Parallel()
 	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n"},
@@ -30,7 +31,10 @@ func TestModesConflictsAndNotes(t *testing.T) {
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("r1", "read_file", `{"path":"main.go"}`)}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("e1", "str_replace", `{"path":"main.go","old_str":"buffer one","new_str":"edited"}`)}},
 		agenttest.Reply{Text: "conflict seen"},
-		// Prompt 3: two empty replies.
+		// Prompt 3: a new file, read as "" by the client (CodeCompanion does).
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("n1", "write_file", `{"path":"new.txt","content":"fresh\n"}`)}},
+		agenttest.Reply{Text: "created"},
+		// Prompt 4: two empty replies.
 		agenttest.Reply{},
 		agenttest.Reply{},
 	)
@@ -144,10 +148,33 @@ func TestModesConflictsAndNotes(t *testing.T) {
 		t.Errorf("main.go on disk: %q", b)
 	}
 
+	// A client that answers "" for a file missing on disk: write_file
+	// still creates it (through fs/write_text_file).
+	prompt(7, "create new.txt")
+	var wrote map[string]any
+	for {
+		msg := w.next(nil, func(m map[string]any) bool {
+			id, _ := m["id"].(float64)
+			return m["method"] == "fs/read_text_file" || m["method"] == "fs/write_text_file" || (m["method"] == nil && id == 7)
+		})
+		if msg["method"] == nil {
+			break
+		}
+		if msg["method"] == "fs/write_text_file" {
+			wrote, _ = msg["params"].(map[string]any)
+			w.send(map[string]any{"id": msg["id"], "result": nil})
+			continue
+		}
+		w.send(map[string]any{"id": msg["id"], "result": map[string]any{"content": ""}})
+	}
+	if wrote == nil || wrote["path"] != filepath.Join(ws, "new.txt") || wrote["content"] != "fresh\n" {
+		t.Errorf("write_file of a new file sent %v; the model got %q", wrote, m.Requests()[6].LastToolResult())
+	}
+
 	// empty_response: end_turn, and the reason as the last chunk.
-	prompt(7, "say nothing")
+	prompt(8, "say nothing")
 	seen = nil
-	if r, _ := w.reply(7, &seen)["result"].(map[string]any); r["stopReason"] != "end_turn" {
+	if r, _ := w.reply(8, &seen)["result"].(map[string]any); r["stopReason"] != "end_turn" {
 		t.Fatalf("empty_response prompt: %v", r)
 	}
 	var last string
