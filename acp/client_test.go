@@ -272,7 +272,10 @@ func TestOfficialClient(t *testing.T) {
 
 	// session/cancel during the long command.
 	t.Logf("cancel → response: %d ms", r.Cancel.Ms)
-	if r.Cancel.StopReason != "cancelled" || r.Cancel.StillRunning {
+	// "Within a few seconds": usually a few ms; on a loaded machine a
+	// cancel right after the command starts was seen to wait out the
+	// sandbox's SIGTERM grace (2 s) before the SIGKILL.
+	if r.Cancel.StopReason != "cancelled" || r.Cancel.StillRunning || r.Cancel.Ms > 5000 {
 		t.Errorf("cancel: %+v", r.Cancel)
 	}
 	_, _, cf := calls(r.Cancel.Updates)

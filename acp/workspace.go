@@ -100,6 +100,11 @@ func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s through the editor: %w", rel, err)
 	case res.Content == nil:
 		return nil, fmt.Errorf("read %s through the editor: its answer has no content", rel)
+	case missing && *res.Content == "":
+		// Some clients (CodeCompanion) answer "" for a file that does not
+		// exist; an empty unsaved buffer of a new file reads the same.
+		// Not found, so that write_file creates it.
+		return nil, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
 	}
 	return []byte(*res.Content), nil
 }
