@@ -39,12 +39,13 @@ type helperSpec struct {
 // The trap closes a race: a SIGTERM that reaches pid 1 before the command
 // is started (a cancel right after the start, on a loaded machine) would
 // be dropped, and the command would run until the grace period's SIGKILL;
-// with the trap pid 1 remembers it and passes it on. wait returns early
+// with the trap pid 1 remembers it and passes it on, once (Run sends it
+// again until pid 1 exits, in case it came before the trap). wait returns early
 // when the trap runs, so it waits again until the command is gone. The
 // command keeps this shell's stdin (0<&0): bash gives a background job
 // /dev/null otherwise, and a command that talks on stdin (an MCP server
 // with sandbox = true) would read an empty input and exit.
-const initScript = `t=; c=; trap 't=1; [ -n "$c" ] && kill -TERM "$c" 2>/dev/null' TERM
+const initScript = `t=; c=; trap '[ -z "$t" ] && t=1 && [ -n "$c" ] && kill -TERM "$c" 2>/dev/null' TERM
 bash -c "$1" 0<&0 & c=$!
 [ -n "$t" ] && kill -TERM "$c" 2>/dev/null
 while :; do wait "$c"; s=$?; kill -0 "$c" 2>/dev/null || exit $s; done`

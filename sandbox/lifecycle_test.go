@@ -252,3 +252,37 @@ func (l *lineTee) Write(p []byte) (int, error) {
 	l.lines <- string(p)
 	return len(p), errors.New("ignored")
 }
+
+// TestCancelRightAfterStart cancels commands at once or within a few
+// milliseconds of their start, when the PID namespace's init may not have
+// its SIGTERM trap yet (the kernel drops a signal to an init without a
+// handler), or bwrap's inner init may not have armed its parent-death
+// signal. Each must still end by its SIGTERM, never by the SIGKILL after
+// the (long) grace.
+func TestCancelRightAfterStart(t *testing.T) {
+	for _, b := range allBackends {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b, Options{Grace: time.Minute})
+			for i := range 40 {
+				ctx, cancel := context.WithCancel(context.Background())
+				cmd, _ := s.Command(ctx, "sleep 1000")
+				time.AfterFunc(time.Duration(i%8)*500*time.Microsecond, cancel)
+				start := time.Now()
+				res, err := Run(ctx, cmd, RunOptions{Grace: time.Minute})
+				cancel()
+				if errors.Is(err, context.Canceled) {
+					continue // cancelled before it started
+				}
+				if err != nil || !res.Cancelled {
+					t.Fatalf("run %d: %v %+v %s", i, err, res, res.Output)
+				}
+				// Not a speed check: a lost SIGTERM shows as a run that
+				// waited out the whole minute of grace for the SIGKILL.
+				if res.ExitCode == 128+int(syscall.SIGKILL) || time.Since(start) >= time.Minute {
+					t.Fatalf("run %d needed the SIGKILL after the grace: the SIGTERM was lost (%+v %s)", i, res, res.Output)
+				}
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -121,10 +123,10 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
 	case waitErr = <-done:
 	case <-timeout:
 		res.TimedOut = true
-		waitErr = stopGroup(pgid, opts.Grace, done)
+		waitErr = stopGroup(pgid, opts.Grace, pidNamespace(cmd), done)
 	case <-ctx.Done():
 		res.Cancelled = true
-		waitErr = stopGroup(pgid, opts.Grace, done)
+		waitErr = stopGroup(pgid, opts.Grace, pidNamespace(cmd), done)
 	}
 	// Background children may outlive the shell: sweep the group.
 	_ = SignalGroup(pgid, syscall.SIGKILL)
@@ -142,17 +144,73 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
 
 // stopGroup sends SIGTERM to the group, then SIGKILL after grace, and
 // returns the leader's wait result.
-func stopGroup(pgid int, grace time.Duration, done <-chan error) error {
+//
+// A command in a PID namespace of its own needs two more things, checked
+// every resendEvery until the leader exits:
+//   - The kernel drops a signal that the init of a namespace has no handler
+//     for. When the leader is that init (Landlock's initScript), a SIGTERM
+//     that arrives while it is still starting (a cancel right after the
+//     start, on a loaded machine) would be lost and the command would run
+//     until the SIGKILL; so the leader alone gets the SIGTERM again, and
+//     initScript passes it on to the command once.
+//   - When the leader is gone, nothing of the namespace should be left (the
+//     init's exit, or bwrap's --die-with-parent, takes it down). Members
+//     still there escaped that (bwrap's inner init had not yet armed its
+//     parent-death signal when the outer bwrap died of the SIGTERM) and
+//     would hold the output pipe until the grace ends: they are killed.
+//
+// A plain command's leftovers keep their grace: the shell may exit before
+// the children it started have finished cleaning up.
+func stopGroup(pgid int, grace time.Duration, ns namespacing, done <-chan error) error {
 	_ = SignalGroup(pgid, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		_ = SignalGroup(pgid, syscall.SIGKILL)
-		return <-done
+	var check <-chan time.Time
+	if ns != notContained {
+		tick := time.NewTicker(resendEvery)
+		defer tick.Stop()
+		check = tick.C
 	}
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-check:
+			if errors.Is(syscall.Kill(pgid, 0), syscall.ESRCH) {
+				_ = SignalGroup(pgid, syscall.SIGKILL)
+				check = nil
+			} else if ns == leaderIsInit {
+				_ = syscall.Kill(pgid, syscall.SIGTERM)
+			}
+		case <-t.C:
+			_ = SignalGroup(pgid, syscall.SIGKILL)
+			return <-done
+		}
+	}
+}
+
+// resendEvery is how often stopGroup looks at a contained command's leader.
+const resendEvery = 50 * time.Millisecond
+
+// namespacing is how a command's processes relate to a PID namespace.
+type namespacing int
+
+const (
+	notContained  namespacing = iota // plain processes of the host
+	leaderIsInit                     // the leader is the init of its own PID namespace
+	leaderOutside                    // the leader (bwrap) starts the namespace's init as its child
+)
+
+// pidNamespace tells how cmd's processes sit in a PID namespace: cmds of
+// Sandbox.Command set CLONE_NEWPID themselves (Landlock) or are bwrap.
+func pidNamespace(cmd *exec.Cmd) namespacing {
+	switch {
+	case cmd.SysProcAttr != nil && cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWPID != 0:
+		return leaderIsInit
+	case filepath.Base(cmd.Path) == "bwrap" && slices.Contains(cmd.Args, "--unshare-pid"):
+		return leaderOutside
+	}
+	return notContained
 }
 
 func waitGroupGone(pgid int, limit time.Duration) bool {
