@@ -27,6 +27,9 @@ func (pl *plan) deny(text, why string) {
 func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) {
 	name := argv[0]
 	text := joinWords(argv)
+	if c.e.onCommand != nil {
+		c.e.onCommand(text)
+	}
 	suffix := ""
 	if len(redirs) > 0 {
 		suffix = " " + strings.Join(redirs, " ")
