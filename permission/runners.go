@@ -23,6 +23,18 @@ func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
 			if !strings.HasPrefix(t, "-") || t == "-" {
 				break
 			}
+			known := "acphV"
+			if base == "chrt" {
+				known = "abdfiorRTPDemphvV"
+			}
+			if !strings.HasPrefix(t, "--") && strings.Trim(t[1:], known) != "" {
+				// taskset -c0 CMD: not an option the program has, so
+				// what it would run (if anything) cannot be told.
+				pl.transparent = false
+				pl.ask(t, base+" option "+t+" is not known here: cannot tell what runs")
+				c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
+				return
+			}
 			if t == "--pid" || (!strings.HasPrefix(t, "--") && strings.Contains(t, "p")) {
 				pid = true
 			}
