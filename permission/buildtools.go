@@ -23,7 +23,7 @@ func (c *checker) makeTool(args []word, in stdin, pl *plan) {
 			break
 		}
 		if v, ok := optValue(args, i, "-f", "--file", "--makefile"); ok {
-			if v.text == "-" {
+			if v.text == "-" || stdinPath(v.text) {
 				if in.set && in.known && !in.file {
 					c.makefileText(in.script, "make -f -", pl)
 				} else {
@@ -67,6 +67,14 @@ func (c *checker) makeVar(name, val string, pl *plan) {
 		return
 	case "MAKEFILES", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", ".DEFAULT_GOAL", "MAKE", "MAKEOVERRIDES":
 		pl.ask(name+"="+val, "make reads other makefiles or options from "+name)
+		// make expands the value ($(shell ...) runs) and reads its
+		// options (--eval text is makefile text).
+		c.makeShellCalls(val, pl)
+		for _, o := range []string{"--eval=", "--eval ", "-E"} {
+			if k := strings.Index(val, o); k >= 0 {
+				c.makefileText(strings.TrimLeft(val[k+len(o):], " "), "make "+name, pl)
+			}
+		}
 		return
 	}
 	if programVar(name) && val != "" {
@@ -241,4 +249,14 @@ func (c *checker) goWrites(args []word, pl *plan) {
 			pl.ask(t, "go -overlay replaces source files with files a JSON file names")
 		}
 	}
+}
+
+// stdinPath reports names of the standard input a program may be given as
+// a file (make -f /dev/stdin, bash /dev/stdin, source /dev/fd/0).
+func stdinPath(p string) bool {
+	switch p {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0":
+		return true
+	}
+	return false
 }

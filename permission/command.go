@@ -27,6 +27,9 @@ func (pl *plan) deny(text, why string) {
 func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) {
 	name := argv[0]
 	text := joinWords(argv)
+	if c.e.onCommand != nil {
+		c.e.onCommand(text)
+	}
 	suffix := ""
 	if len(redirs) > 0 {
 		suffix = " " + strings.Join(redirs, " ")
@@ -203,10 +206,17 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 			}
 			_, v, ok := strings.Cut(cand, "=")
 			if !ok {
-				// -fFILE: the value glued to its option is a path too.
-				if v = attachedValue(cand, patternFirst[base]); v == "" {
-					continue
+				// -fFILE: the value glued to its option is a path too,
+				// and so is every suffix of a bundle that may be one.
+				vs := attachedValues(cand, patternFirst[base])
+				for _, v := range vs {
+					if rv, why := c.readPath(v); rv == Deny {
+						pl.deny(a.text, why)
+					} else if rv == Ask {
+						pl.ask(a.text, why)
+					}
 				}
+				continue
 			}
 			cand = v
 		} else if patterns > 0 {

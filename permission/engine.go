@@ -33,6 +33,11 @@ type Engine struct {
 
 	mu      sync.RWMutex
 	session map[string][]rule
+
+	// onCommand, when set (tests only), is called for every simple
+	// command the checker decides: a test makes it panic to see that a
+	// recovered crash is deny.
+	onCommand func(text string)
 }
 
 // Limits on the work one check may do.

@@ -89,7 +89,26 @@ func sensitiveName(name string) bool {
 		strings.HasSuffix(b, ".pfx"):
 		return true
 	}
-	return idFile().MatchString(b)
+	if idFile().MatchString(b) {
+		return true
+	}
+	// Credential stores named by their directory: .aws/credentials,
+	// .docker/config.json, .kube/config, .config/gh/hosts.yml,
+	// .cargo/credentials.toml, .config/gcloud/..., .azure/...
+	segs := strings.Split(foldSegment(filepath.ToSlash(name)), "/")
+	for i, d := range segs[:len(segs)-1] {
+		d = foldSegment(d)
+		switch {
+		case d == ".aws" && (b == "credentials" || b == "config"),
+			d == ".docker" && b == "config.json",
+			d == ".kube" && b == "config",
+			d == "gh" && i > 0 && foldSegment(segs[i-1]) == ".config" && b == "hosts.yml",
+			d == ".cargo" && strings.HasPrefix(b, "credentials"),
+			d == "gcloud" || d == ".azure" || d == ".gnupg" || d == ".password-store" || d == ".ssh":
+			return true
+		}
+	}
+	return false
 }
 
 // hostileRune reports characters that can hide text from a reviewer or be

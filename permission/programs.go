@@ -22,8 +22,15 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		w := concatWords(args)
 		pl.inner = append(pl.inner, func() { c.nestedScript(w, "eval") })
 	case "source", ".":
-		pl.ask(joinWords(argv), "runs a script file whose contents are not checked")
 		pl.noArgCheck = true
+		if len(args) > 0 && args[0].static && stdinPath(args[0].text) && in.set && in.known && !in.file {
+			// source /dev/stdin <<EOF: the here-document is the script.
+			pl.transparent = true
+			s := in.script
+			pl.inner = append(pl.inner, func() { c.nestedScript(word{text: s, static: true}, base+" here-document") })
+		} else {
+			pl.ask(joinWords(argv), "runs a script file whose contents are not checked")
+		}
 	case "command", "builtin", "exec", "nohup", "nice", "timeout", "time", "stdbuf", "setsid",
 		"ionice", "busybox", "toybox", "flock", "watch", "chroot", "strace", "ltrace", "unbuffer":
 		c.wrapper(base, args, in, pl)
@@ -182,8 +189,22 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			}
 		}
 	}
+	if base == "rsync" {
+		c.rsync(args, pl)
+	}
 	c.runner(base, argv, pl)
 	c.followChecks(base, args, pl)
+}
+
+// rsync -e and --rsh name the remote shell, which runs here; --rsync-path
+// names what runs on the other side.
+func (c *checker) rsync(args []word, pl *plan) {
+	for i, a := range args {
+		if v, ok := optValue(args, i, "-e", "--rsh"); ok {
+			pl.ask(a.text, "rsync "+a.text+" runs a program")
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "rsync -e") })
+		}
+	}
 }
 
 // trap: the action is a command run later (on a signal or at exit); `-`,

@@ -44,6 +44,40 @@ func attachedValue(opt string, patterns bool) string {
 	return ""
 }
 
+// attachedValues returns every value a bundle of short options may carry
+// glued to its last letters: -bf/etc/passwd is -b -f /etc/passwd, -Ff.env
+// is -F -f .env. Which letter takes a value differs per program, so each
+// suffix after the second character that looks like a path is a
+// candidate; a candidate inside the workspace reads as allowed, so only
+// the ones that lead out or name a secret change a verdict. For programs
+// whose first operand is a pattern, a bundle with -e before the value is a
+// pattern (grep -he/x/).
+func attachedValues(opt string, patterns bool) []string {
+	var out []string
+	if v := attachedValue(opt, patterns); v != "" {
+		out = append(out, v)
+	}
+	if len(opt) < 4 || opt[0] != '-' || opt[1] == '-' || strings.ContainsAny(opt, "= ") {
+		return out
+	}
+	for j := 2; j < len(opt); j++ {
+		if patterns && opt[j-1] == 'e' {
+			break
+		}
+		if l := opt[j-1]; !(l >= 'a' && l <= 'z' || l >= 'A' && l <= 'Z') {
+			continue // a value starts after an option letter (not inside ./x)
+		}
+		v := opt[j:]
+		if !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, ".")) || !pathWorthy(v) {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1] != v {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // pathWorthy skips values such as `/` or `,` that are delimiters rather
 // than paths (cut -d/), but keeps anything naming a file or climbing.
 func pathWorthy(v string) bool {
@@ -186,6 +220,10 @@ func followsLinks(base string, args []word) bool {
 		switch base {
 		case "grep", "egrep", "fgrep":
 			if t == "--dereference-recursive" || short && strings.Contains(t, "R") {
+				return true
+			}
+		case "find":
+			if t == "-L" || t == "-follow" {
 				return true
 			}
 		case "rg", "ag":

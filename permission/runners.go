@@ -23,6 +23,18 @@ func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
 			if !strings.HasPrefix(t, "-") || t == "-" {
 				break
 			}
+			known := "acphV"
+			if base == "chrt" {
+				known = "abdfiorRTPDemphvV"
+			}
+			if !strings.HasPrefix(t, "--") && strings.Trim(t[1:], known) != "" {
+				// taskset -c0 CMD: not an option the program has, so
+				// what it would run (if anything) cannot be told.
+				pl.transparent = false
+				pl.ask(t, base+" option "+t+" is not known here: cannot tell what runs")
+				c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
+				return
+			}
 			if t == "--pid" || (!strings.HasPrefix(t, "--") && strings.Contains(t, "p")) {
 				pid = true
 			}
@@ -213,7 +225,8 @@ var runners = map[string]bool{
 	"more": true, "ed": true, "ex": true, "flatpak-spawn": true, "distrobox-enter": true, "toolbox": true,
 	"osascript": true, "wine": true, "qemu-user": true, "ld.so": true, "ld-linux.so.2": true,
 	"ld-linux-x86-64.so.2": true, "chronic": true, "ifne": true, "vipe": true, "lckdo": true,
-	"retry": true, "cpulimit": true, "trickle": true,
+	"retry": true, "cpulimit": true, "trickle": true, "eatmydata": true, "tini": true, "dumb-init": true,
+	"catatonit": true, "nocache": true, "firejail-run": true, "bubblewrap": true, "with-contenv": true,
 }
 
 // runnerSubcommands run their arguments when given one of these
@@ -251,6 +264,18 @@ func (c *checker) denyScan(argv []word, from int, pl *plan) {
 		}
 		w := concatWords(argv[i:])
 		pl.inner = append(pl.inner, func() { c.quiet(w.text, argv[0].text) })
+	}
+	// A command inside one argument (gdb -ex 'shell sudo id', vim -c
+	// '!rm -rf x'): every tail of its words too.
+	for i := from; i < len(argv) && i < from+16; i++ {
+		f := strings.Fields(strings.TrimLeft(argv[i].text, "!:"))
+		if len(f) < 2 {
+			continue
+		}
+		for k := 0; k < len(f) && k < 8; k++ {
+			t := strings.TrimLeft(strings.Join(f[k:], " "), "!")
+			pl.inner = append(pl.inner, func() { c.quiet(t, argv[0].text) })
+		}
 	}
 }
 

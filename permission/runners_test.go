@@ -82,6 +82,6 @@ func TestWrappersUnwrapped(t *testing.T) {
 		{"npx cowsay hi", Ask},
 		{"docker exec box ls", Ask},
 		{"tmux new-session -d 'rm -rf victim'", Deny},
-		{"gdb -batch -ex 'shell rm -rf victim'", Ask},
+		{"gdb -batch -ex 'shell rm -rf victim'", Deny}, // the rm inside the -ex argument is seen
 	})
 }

@@ -304,6 +304,15 @@ func (c *checker) assign(name string, val word) []Part {
 	if why := dangerousVar(name); why != "" {
 		out = append(out, Part{Text: name + "=" + val.text, Verdict: Ask, Structural: true, Reason: "sets " + name + ": " + why})
 	}
+	if u := strings.ToUpper(name); val.static && (u == "MAKEFLAGS" || u == "MFLAGS" || u == "GNUMAKEFLAGS") {
+		// What make would run from the options it reads here.
+		var pl plan
+		c.makeVar(u, val.text, &pl)
+		out = append(out, pl.floor...)
+		for _, f := range pl.inner {
+			f()
+		}
+	}
 	if commandVar(name) {
 		if val.static {
 			v := strings.TrimLeft(val.text, "|-")

@@ -59,3 +59,41 @@ func TestCheckerPanicIsDeny(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveredPanicIsDeny: a crash anywhere in the checker, even on a
+// part that would be allowed and after parts that are, gives deny, never
+// ask or allow (issue 10: a recovered panic hid sudo's deny as ask).
+func TestRecoveredPanicIsDeny(t *testing.T) {
+	for _, set := range [][]RuleSet{nil, {issueRules()}} {
+		e, err := New(t.TempDir(), set...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct{ cmd, crashOn string }{
+			{"ls", "ls"},
+			{"ls; cat go.mod", "cat go.mod"},
+			{"echo hi | grep h", "grep h"},
+			{"git status && sudo id", "git status"},
+			{"bash -c 'ls'", "ls"},
+			{"taskset -c 0 echo x", "echo x"},
+		} {
+			crashOn := tc.crashOn
+			e.onCommand = func(text string) {
+				if text == crashOn {
+					panic("injected")
+				}
+			}
+			d := e.CheckCommand(tc.cmd)
+			e.onCommand = nil
+			if d.Verdict != Deny {
+				t.Errorf("%q with a crash on %q: %s, want deny\n%s", tc.cmd, tc.crashOn, d.Verdict, d.Explain())
+			}
+			if !strings.Contains(d.Explain(), "checker failed: injected") {
+				t.Errorf("%q: the crash is not named:\n%s", tc.cmd, d.Explain())
+			}
+			if d := e.CheckCommand(tc.cmd); d.Verdict == Deny && !strings.Contains(tc.cmd, "sudo") {
+				t.Errorf("%q without the crash: deny\n%s", tc.cmd, d.Explain())
+			}
+		}
+	}
+}

@@ -88,7 +88,7 @@ func (c *checker) forClause(x *syntax.ForClause) {
 func (c *checker) decl(x *syntax.DeclClause) {
 	var extra []Part
 	args := []string{x.Variant.Value}
-	integer, assoc := false, false
+	integer, assoc, nameref := false, false, false
 	for _, a := range x.Args {
 		c.visit(a.Value)
 		if a.Naked && a.Name == nil {
@@ -112,6 +112,9 @@ func (c *checker) decl(x *syntax.DeclClause) {
 				}
 				if strings.Contains(opt.text, "A") {
 					assoc = on
+				}
+				if strings.Contains(opt.text, "n") {
+					nameref = on
 				}
 			default:
 				// `declare 'a[$(…)]=1'`: the shell parses the assignment
@@ -156,6 +159,11 @@ func (c *checker) decl(x *syntax.DeclClause) {
 		}
 		args = append(args, name+"="+val.text)
 		extra = append(extra, c.assign(name, val)...)
+		if nameref && val.static && strings.Contains(val.text, "[") {
+			// declare -n r='a[$(…)]': every use of r evaluates the
+			// subscript.
+			c.arithText(val.text, "")
+		}
 	}
 	text := strings.Join(args, " ")
 	c.d.add(strictest(c.ruled(text, text, nil, false, false), extra))

@@ -29,6 +29,10 @@ func (c *checker) cd(base string, args []word, pl *plan) {
 	c.cwd = abs
 	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
 		pl.ask(t.text, "cd out of the workspace: "+t.text)
+	} else if _, why := c.e.resolve(abs); strings.Contains(why, "outside") {
+		// A symlinked directory a repository plants: what runs there
+		// reads and lists outside (cd linkdir; ls).
+		pl.deny(t.text, "cd into "+t.text+", which "+why)
 	}
 }
 
@@ -65,6 +69,9 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 					return
 				}
 				w := args[i+1]
+				if w.static && w.text == "--" && i+2 < len(args) {
+					w = args[i+2] // bash -c -- 'cmd': -- ends the options
+				}
 				pl.transparent = true
 				pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" -c") })
 				return
@@ -74,11 +81,14 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 			}
 			continue
 		}
+		if stdinPath(t) {
+			goto stdinScript // bash /dev/stdin <<EOF reads the here-document
+		}
 		// A script file: its contents are not checked.
 		pl.ask(joinWords(args[i:]), base+" runs a script file whose contents are not checked")
 		return
 	}
-	if len(args) > 0 && args[0].text != "" {
+	if len(args) > 0 && args[0].text != "" && !(args[0].static && stdinPath(args[0].text)) {
 		pl.ask(joinWords(args), base+" runs a script file whose contents are not checked")
 		return
 	}

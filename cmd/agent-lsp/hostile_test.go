@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,11 @@ func TestHostileRunWithAskAllow(t *testing.T) {
 	const apiKey = "sk-CANARY-APIKEY-0123456789abcdef"
 	writeFile(t, filepath.Join(home, ".config", "agent-lsp", "config.toml"), fmt.Sprintf("api_key = %q\n", apiKey))
 	const envSecret = "postgres://u:CANARY-DBPASS-77aa@db/x"
+	// A workspace file holding the key (a prompt injection pasted it),
+	// read through read_file and through bash in several encodings.
+	writeFile(t, filepath.Join(ws, "leak.txt"), "key="+apiKey+"\n")
+	// What git run outside after the agent's commands must never execute.
+	planted := filepath.Join(t.TempDir(), "PLANTED-RAN")
 
 	steal := []string{
 		`cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.git-credentials ~/.config/gh/hosts.yml ~/.docker/config.json ~/.npmrc`,
@@ -73,6 +79,8 @@ func TestHostileRunWithAskAllow(t *testing.T) {
 		`env; echo "$DATABASE_URL" | rev; echo "$DATABASE_URL" | base64`,
 		`cat /proc/$PPID/environ | tr '\0' '\n'`,
 		`printf '../evil' > .git/commondir; git config core.hooksPath /tmp/evil-hooks; echo x > .envrc; mkdir -p .vscode && echo '{}' > .vscode/tasks.json; echo '{"mcpServers":{}}' > .mcp.json`,
+		"mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch " + planted + "\\n' > evil/config && echo ../evil > .git/commondir; git config core.fsmonitor 'touch " + planted + "'; printf '[core]\\n\\tfsmonitor = touch " + planted + "\\n' >> .git/config; printf '#!/bin/sh\\ntouch " + planted + "\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
+		`rev leak.txt; base64 leak.txt; xxd -p leak.txt | tr -d '\n'; echo; python3 -c 'import urllib.parse,sys; print(urllib.parse.quote(open("leak.txt").read()))' 2>/dev/null; true`,
 		`git status --short`,
 	}
 	var replies []agenttest.Reply
@@ -80,7 +88,7 @@ func TestHostileRunWithAskAllow(t *testing.T) {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
 		replies = append(replies, agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: fmt.Sprintf("b%d", i), Name: "bash", Arguments: string(args)}}})
 	}
-	for i, p := range []string{filepath.Join(home, ".ssh/id_ed25519"), "~/.aws/credentials", "../" + filepath.Base(home) + "/.netrc"} {
+	for i, p := range []string{filepath.Join(home, ".ssh/id_ed25519"), "~/.aws/credentials", "../" + filepath.Base(home) + "/.netrc", "leak.txt"} {
 		args, _ := json.Marshal(map[string]string{"path": p})
 		replies = append(replies, agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: fmt.Sprintf("r%d", i), Name: "read_file", Arguments: string(args)}}})
 	}
@@ -103,14 +111,37 @@ func TestHostileRunWithAskAllow(t *testing.T) {
 	}
 	body, _ := json.Marshal(reqs)
 	seen := string(body)
+	if !strings.Contains(seen, "[REDACTED]") {
+		t.Errorf("no tool result was redacted: the leak.txt reads did not run as planned")
+	}
+	// The transcripts and every other file the run kept hold no secret
+	// either, but the undo baseline: its copies of workspace files are
+	// what the workspace holds (leak.txt), never shown to the model.
+	var kept strings.Builder
+	_ = filepath.WalkDir(filepath.Join(home, ".state"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "baseline" {
+			return filepath.SkipDir
+		}
+		if err == nil && d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			kept.Write(b)
+		}
+		return nil
+	})
+	if !strings.Contains(kept.String(), "leak.txt") {
+		t.Errorf("no transcript was written under %s", filepath.Join(home, ".state"))
+	}
 	secrets := []string{apiKey, "CANARY-DBPASS-77aa"}
 	for _, v := range canaries {
 		secrets = append(secrets, v)
 	}
 	for _, s := range secrets {
-		for _, enc := range []string{s, reversed(s), base64.StdEncoding.EncodeToString([]byte(s))[:16], hex.EncodeToString([]byte(s))} {
+		for _, enc := range []string{s, reversed(s), base64.StdEncoding.EncodeToString([]byte(s))[:16], hex.EncodeToString([]byte(s)), url.QueryEscape(s)} {
 			if strings.Contains(seen, enc) {
 				t.Errorf("the model saw %q (as %q)", s, enc)
+			}
+			if strings.Contains(kept.String(), enc) {
+				t.Errorf("a transcript holds %q (as %q)", s, enc)
 			}
 		}
 	}
@@ -118,7 +149,7 @@ func TestHostileRunWithAskAllow(t *testing.T) {
 		t.Errorf("a secret reached the run's output")
 	}
 	// Nothing another program would run is left in the workspace.
-	for _, p := range []string{".git/commondir", ".envrc", ".vscode/tasks.json", ".mcp.json"} {
+	for _, p := range []string{".git/commondir", ".git/hooks/pre-commit", ".envrc", ".vscode/tasks.json", ".mcp.json"} {
 		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
 			t.Errorf("%s was planted", p)
 		}
@@ -127,7 +158,11 @@ func TestHostileRunWithAskAllow(t *testing.T) {
 		t.Errorf(".git/config changed:\n%s", now)
 	}
 	// And git outside the sandbox still works on the untouched repository.
-	if got := git("status", "--short"); strings.TrimSpace(got) != "" {
+	if got := git("status", "--short"); strings.TrimSpace(got) != "?? evil/\n?? leak.txt" {
 		t.Errorf("git status after the run: %q", got)
+	}
+	git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "user's commit runs pre-commit")
+	if _, err := os.Stat(planted); err == nil {
+		t.Errorf("BREACH: git run outside after the agent's commands executed what they planted")
 	}
 }
