@@ -137,16 +137,21 @@ func (e *Estimator) scale(raw int) int {
 // reports false when the count shows the server cut the prompt (Ollama
 // does so silently past its num_ctx), in two cases:
 //
-//  1. the count is under half the estimate: our estimate is four bytes a
-//     token, and tokenizers pack 3-4.5 bytes a token on prose, code and
-//     JSON (more tokens, not fewer, on other scripts), so even deeply
-//     indented code does not pack eight;
-//  2. the count is under 80% of the estimate and lands on a window size:
-//     within 5% under a power of two from 2048 to 131072. A server that
-//     truncates reports the window it cut to (Ollama logs "truncating
-//     input prompt limit=2048 prompt=3940 keep=5 new=2048",
-//     ed-donner/llm_engineering#80), and prose alone does not come 20%
-//     under our estimate.
+//  1. the count is under half the estimate of the messages alone: our
+//     estimate is four bytes a token, and tokenizers pack 3-4.5 bytes a
+//     token on prose, code and JSON (more tokens, not fewer, on other
+//     scripts), so even deeply indented code does not pack eight. The
+//     tool schemas are left out of this rule because servers count them
+//     in their own form, not as the JSON we send: the recorded streams
+//     (TestEstimateRecordedStreams, docs/local-models.md) put honest
+//     tool-heavy requests at 0.40 of the whole estimate (Gemini) and
+//     0.70 (OpenAI);
+//  2. the count is under 80% of the whole estimate and lands on a window
+//     size: within 5% under a power of two from 2048 to 131072. A server
+//     that truncates reports the window it cut to (Ollama logs
+//     "truncating input prompt limit=2048 prompt=3940 keep=5 new=2048",
+//     ed-donner/llm_engineering#80). This rule counts the schemas, which
+//     a truncating server cuts first.
 //
 // Such counts are not used, lest compaction never start.
 func (e *Estimator) Observe(req Request, promptTokens int) bool {
@@ -154,19 +159,48 @@ func (e *Estimator) Observe(req Request, promptTokens int) bool {
 	if promptTokens <= 0 || raw < 200 {
 		return true
 	}
-	r := float64(promptTokens) / float64(raw)
-	if r < 0.5 {
-		return raw < 2000
+	msgs := 0
+	for _, m := range req.Messages {
+		msgs += MessageTokens(m)
 	}
-	if r < 0.8 && onWindowSize(promptTokens) {
+	switch cutRule(msgs, raw, promptTokens) {
+	case cutUnderHalf:
+		return raw < 2000
+	case cutOnWindow:
 		return false
 	}
 	// The latest request holds most of the earlier ones, so its ratio is
 	// the best guess for the next: no averaging.
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.ratio = min(r, 4)
+	e.ratio = min(float64(promptTokens)/float64(raw), 4)
 	return true
+}
+
+// The rules of Observe, and their thresholds.
+const (
+	cutNone = iota
+	cutUnderHalf
+	cutOnWindow
+
+	// cutShare of the messages' estimate: a count under it is a cut.
+	cutShare = 0.5
+	// windowShare of the whole estimate: a count under it that lands on a
+	// window size is a cut.
+	windowShare = 0.8
+)
+
+// cutRule says which rule of Observe takes promptTokens as a cut of a
+// request estimated at raw tokens, msgs of them its messages, before the
+// floors for small requests.
+func cutRule(msgs, raw, promptTokens int) int {
+	switch {
+	case float64(promptTokens) < cutShare*float64(msgs):
+		return cutUnderHalf
+	case float64(promptTokens) < windowShare*float64(raw) && onWindowSize(promptTokens):
+		return cutOnWindow
+	}
+	return cutNone
 }
 
 // onWindowSize says whether n is at most 5% under a common context
