@@ -92,6 +92,14 @@ func (c *checker) arith(n syntax.Node, array string) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Lit:
+			if strings.Contains(x.Value, `\`) {
+				// let's arguments are words: bash removes the escapes
+				// before it evaluates them, so let x=a\[\$\(cmd\)\] runs
+				// cmd. Re-read the value as the shell leaves it.
+				s, _ := unescapeLit(x.Value, false)
+				c.arithText(s, array)
+				return true
+			}
 			c.arithNames(x.Value, array)
 		case *syntax.SglQuoted:
 			c.arithText(x.Value, array)
