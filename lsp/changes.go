@@ -90,10 +90,7 @@ func (s *Server) journal(id string) (*changes.Journal, func(), error) {
 	if !validSessionID(id) || id == "" {
 		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "sessionId %q is not a session id", id)
 	}
-	s.mu.Lock()
-	se := s.sessions[id]
-	s.mu.Unlock()
-	if se != nil {
+	if se := s.lookup(id); se != nil {
 		j, err := se.h.Changes(id)
 		if err != nil {
 			return nil, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%v", err)
@@ -170,16 +167,8 @@ func (s *Server) undo(ctx context.Context, p UndoParams) (*UndoResult, error) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "turns: give a number of turns (1 or more) or \"all\"")
 		}
 	}
-	s.mu.Lock()
-	se := s.sessions[p.SessionID]
-	s.mu.Unlock()
-	if se != nil {
-		se.mu.Lock()
-		running := se.running
-		se.mu.Unlock()
-		if running {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session %s is running a prompt; cancel it or wait for its end before undoing", p.SessionID)
-		}
+	if s.isRunning(p.SessionID) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session %s is running a prompt; cancel it or wait for its end before undoing", p.SessionID)
 	}
 	j, done, err := s.journal(p.SessionID)
 	if err != nil {

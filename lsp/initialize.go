@@ -16,6 +16,12 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
+// initializeParams are the parts of initialize the server reads. Our own
+// type rather than protocol.InitializeParams: that one decodes and
+// type-checks the client's whole capabilities object (VS Code's is
+// about 30 KB), so a client that gets one field wrong that we never read
+// (a string for dynamicRegistration) would fail to initialize at all;
+// TestStdioInitializeToleratesUnreadCapabilities keeps it so.
 type initializeParams struct {
 	ProcessID        *int                   `json:"processId"`
 	RootURI          string                 `json:"rootUri"`
@@ -86,6 +92,10 @@ type Settings struct {
 	Review string `json:"review,omitempty"`
 }
 
+// initializeResult is our own: protocol.ServerCapabilities holds its
+// 3.17 unions (textDocumentSync, codeActionProvider) as interfaces that
+// only the protocol package's encoder writes, and responses go out through
+// encoding/json (stdCodec); five entries are clearer as a literal.
 type initializeResult struct {
 	Capabilities map[string]any `json:"capabilities"`
 	ServerInfo   struct {

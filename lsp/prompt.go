@@ -28,6 +28,20 @@ type session struct {
 	run     int // counts runs, so a run ends only its own running state
 }
 
+// lookup returns the live session id, or nil.
+func (s *Server) lookup(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id]
+}
+
+// busy reports whether the session is running a prompt.
+func (se *session) busy() bool {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.running
+}
+
 // runEnded clears the running state of run n, unless a later run has
 // started meanwhile.
 func (se *session) runEnded(n int) {
@@ -150,12 +164,9 @@ func (s *Server) prompt(ctx context.Context, p PromptParams, lim runLimits) (*Pr
 // one resumed from its transcript (also after a restart of the server),
 // else a new recorded session when id is empty.
 func (s *Server) session(id string, lim runLimits, model string) (*session, error) {
-	s.mu.Lock()
-	if se, ok := s.sessions[id]; ok && id != "" {
-		s.mu.Unlock()
+	if se := s.lookup(id); se != nil && id != "" {
 		return se, nil
 	}
-	s.mu.Unlock()
 	in := s.init.Load()
 	var ws tools.Workspace = in.ws
 	if lim.onlyPath != "" {
@@ -200,10 +211,7 @@ func (s *Server) session(id string, lim runLimits, model string) (*session, erro
 // conversation goes on from its transcript. An unrecorded session keeps
 // its model (it has nothing to resume from).
 func (s *Server) switchModel(se *session, lim runLimits, model string) (*session, error) {
-	se.mu.Lock()
-	busy := se.running
-	se.mu.Unlock()
-	if busy {
+	if se.busy() {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session %s is already running a prompt", se.id)
 	}
 	if !se.h.HasSession(se.id) {
@@ -267,10 +275,7 @@ func (se *session) close() {
 
 // cancelSession aborts the session's run, if any.
 func (s *Server) cancelSession(id string) {
-	s.mu.Lock()
-	se := s.sessions[id]
-	s.mu.Unlock()
-	if se != nil {
+	if se := s.lookup(id); se != nil {
 		se.cancelRun()
 	}
 }

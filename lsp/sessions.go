@@ -63,15 +63,8 @@ func (s *Server) setTitle(id, title string) error {
 }
 
 func (s *Server) isRunning(id string) bool {
-	s.mu.Lock()
-	se := s.sessions[id]
-	s.mu.Unlock()
-	if se == nil {
-		return false
-	}
-	se.mu.Lock()
-	defer se.mu.Unlock()
-	return se.running
+	se := s.lookup(id)
+	return se != nil && se.busy()
 }
 
 func (s *Server) listSessions(_ context.Context, p SessionsParams) (any, error) {
@@ -187,10 +180,7 @@ func (s *Server) deleteSession(_ context.Context, p SessionRef) (any, error) {
 	s.mu.Lock()
 	se := s.sessions[p.SessionID]
 	if se != nil {
-		se.mu.Lock()
-		running := se.running
-		se.mu.Unlock()
-		if running {
+		if se.busy() {
 			s.mu.Unlock()
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session %s is running; stop it first", p.SessionID)
 		}

@@ -232,3 +232,29 @@ func TestStdioMalformed(t *testing.T) {
 		t.Fatalf("stderr %s", p.stderr.String())
 	}
 }
+
+// TestStdioInitializeToleratesUnreadCapabilities: a client that gets a
+// capability the server never reads wrong (a string where the schema wants
+// a boolean) still initializes; the fields the server reads are decoded.
+func TestStdioInitializeToleratesUnreadCapabilities(t *testing.T) {
+	t.Parallel()
+	p := start(t)
+	p.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"rootUri": "file://" + p.cmd.Dir, "trace": "verbose",
+		"capabilities": map[string]any{
+			"general":      map[string]any{"positionEncodings": []string{"utf-8"}},
+			"textDocument": map[string]any{"synchronization": map[string]any{"dynamicRegistration": "yes"}},
+		}}})
+	r := p.response(1)
+	res, _ := r["result"].(map[string]any)
+	caps, _ := res["capabilities"].(map[string]any)
+	if caps == nil || caps["positionEncoding"] != "utf-8" {
+		t.Fatalf("initialize answered %v", r)
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+	p.response(2)
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit status %d; stderr %s", code, p.stderr.String())
+	}
+}
