@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,5 +94,35 @@ func TestReadmeFirstCommand(t *testing.T) {
 	status, err := exec.Command("git", "-C", clone, "status", "--porcelain").Output()
 	if err != nil || strings.TrimSpace(string(status)) != "M examples/demo/wordcount.go" {
 		t.Errorf("git status of the clone after the first command: %q %v", status, err)
+	}
+}
+
+// TestDocsJSONSnippetsParse: every ```json block of the README and the docs
+// is JSON a user can paste as is (editor settings, ACP agent entries).
+func TestDocsJSONSnippetsParse(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest := string(data)
+		for {
+			_, after, ok := strings.Cut(rest, "```json\n")
+			if !ok {
+				break
+			}
+			block, tail, _ := strings.Cut(after, "```")
+			rest = tail
+			n++
+			if !json.Valid([]byte(block)) {
+				t.Errorf("%s: a json block does not parse:\n%s", f, block)
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("found %d json blocks; the README's ACP section has two", n)
 	}
 }
