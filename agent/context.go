@@ -53,6 +53,12 @@ type ContextConfig struct {
 	// WindowHint names the server setting that raises the window, for
 	// the messages that say the prompt does not fit or was cut.
 	WindowHint string
+	// RejectsOverflow says the endpoint refuses a prompt longer than its
+	// window instead of cutting it (a hosted API): Estimator's window
+	// rule, which only catches silent cuts, is then off, since there it
+	// could only raise false alarms (gpt-4o counts the default tool
+	// schemas low enough to land just under 2048).
+	RejectsOverflow bool
 }
 
 // EffectiveWindow is the window the loop compacts against: Window, or
@@ -90,6 +96,9 @@ func (c ContextConfig) withDefaults() ContextConfig {
 type Estimator struct {
 	mu    sync.Mutex
 	ratio float64
+	// noWindowRule turns off Observe's window rule
+	// (ContextConfig.RejectsOverflow).
+	noWindowRule bool
 }
 
 // RawTokens estimates a request's prompt tokens at four bytes a token,
@@ -167,7 +176,9 @@ func (e *Estimator) Observe(req Request, promptTokens int) bool {
 	case cutUnderHalf:
 		return raw < 2000
 	case cutOnWindow:
-		return false
+		if !e.noWindowRule {
+			return false
+		}
 	}
 	// The latest request holds most of the earlier ones, so its ratio is
 	// the best guess for the next: no averaging.

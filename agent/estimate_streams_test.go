@@ -248,6 +248,13 @@ func TestObserveToolHeavyRequests(t *testing.T) {
 	for name, n := range counts {
 		old := float64(n) < 0.5*float64(raw) && raw >= 2000
 		t.Logf("%s: %d of %d (%.2f); under half the whole estimate: %v; on a window size: %v", name, n, raw, float64(n)/float64(raw), old, onWindowSize(n))
+		// A hosted API (RejectsOverflow) refuses what it cannot fit, so
+		// no honest count may be taken as cut there, on a window size or
+		// not.
+		hosted := Estimator{noWindowRule: true}
+		if !hosted.Observe(req, n) {
+			t.Errorf("%s: an honest count (%d of %d) is taken as cut by a hosted API's estimator", name, n, raw)
+		}
 		if onWindowSize(n) {
 			continue // rule 2's, tested with the cuts below
 		}
@@ -256,6 +263,7 @@ func TestObserveToolHeavyRequests(t *testing.T) {
 			t.Errorf("%s: an honest count (%d of %d) is taken as cut", name, n, raw)
 		}
 	}
+
 	if raw*8/10 <= 2048 {
 		t.Fatalf("the first request (%d) is too small to be cut to 2048 by rule 2", raw)
 	}

@@ -110,7 +110,7 @@ type Agent struct {
 
 // New returns an agent. tools may be nil for a tool-less chat.
 func New(p Provider, t Tools, cfg Config) *Agent {
-	return &Agent{provider: p, tools: t, cfg: cfg.withDefaults(), est: &Estimator{}}
+	return &Agent{provider: p, tools: t, cfg: cfg.withDefaults(), est: &Estimator{noWindowRule: cfg.Context.RejectsOverflow}}
 }
 
 // Estimator returns the agent's token estimator, calibrated by the

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent"
@@ -53,4 +56,25 @@ func endpointNotices(cfg config.Config, ep openai.Endpoint, window int) []string
 		out = append(out, fmt.Sprintf("%s runs with a %d-token context window (%s): agent-lsp shortens the tool descriptions and caps tool results to fit; to give it more room, %s", cfg.Model, window, src, openai.WindowSetting(ep.Server)))
 	}
 	return out
+}
+
+// hostedAPI says whether baseURL is a hosted API rather than a model server
+// of the user's: no known local server answered the probe and the host is
+// neither loopback nor a private or link-local address (nor "localhost" or
+// a single-label or .local name). Hosted APIs refuse a prompt longer than
+// the window; Ollama, and some llama.cpp and LM Studio versions, cut it.
+func hostedAPI(baseURL string, kind openai.ServerKind) bool {
+	if kind != openai.ServerUnknown {
+		return false
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Hostname() == "" {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+	}
+	return host != "localhost" && !strings.HasSuffix(host, ".localhost") && !strings.HasSuffix(host, ".local") &&
+		!strings.HasSuffix(host, ".internal") && strings.Contains(host, ".")
 }

@@ -293,6 +293,8 @@ func New(opts Options) (_ *Harness, err error) {
 			CompactAt:      cfg.CompactAt,
 			MaxResultBytes: cfg.MaxResultBytes,
 			WindowHint:     openai.WindowSetting(ep.Server),
+			// Local servers may cut a prompt silently; hosted APIs refuse it.
+			RejectsOverflow: hostedAPI(cfg.BaseURL, ep.Server),
 		},
 		Notices:  endpointNotices(cfg, ep, window),
 		Spill:    h.Spill,
