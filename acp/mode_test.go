@@ -16,8 +16,8 @@ import (
 // disk untouched; back in the default mode, an edit whose buffer changed
 // after it was read through fs/read_text_file is refused as a conflict
 // (nothing written); a client that answers "" for a missing file still
-// lets write_file create it; and an empty_response ending is end_turn with
-// the reason as the last agent_message_chunk.
+// lets write_file create it; and empty_response and repeated_failure
+// endings are end_turn with the reason as the last agent_message_chunk.
 func TestModesConflictsAndNotes(t *testing.T) {
 	t.Parallel()
 	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n"},
@@ -37,6 +37,11 @@ func TestModesConflictsAndNotes(t *testing.T) {
 		// Prompt 4: two empty replies.
 		agenttest.Reply{},
 		agenttest.Reply{},
+		// Prompt 5: the same failing call three times.
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("g1", "grep", `{"pattern":"("}`)}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("g2", "grep", `{"pattern":"("}`)}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{call("g3", "grep", `{"pattern":"("}`)}},
+		agenttest.Reply{Text: "never reached"},
 	)
 	w := startWire(t, ws, m.URL)
 	w.send(map[string]any{"id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": 1,
@@ -188,6 +193,35 @@ func TestModesConflictsAndNotes(t *testing.T) {
 	}
 	if !strings.Contains(last, "stopped (empty_response)") {
 		t.Errorf("last agent_message_chunk %q, want the empty_response reason", last)
+	}
+
+	// repeated_failure: end_turn, every call's final update failed, and
+	// the reason as the last chunk.
+	prompt(9, "search for a bad pattern")
+	seen = nil
+	if r, _ := w.reply(9, &seen)["result"].(map[string]any); r["stopReason"] != "end_turn" {
+		t.Fatalf("repeated_failure prompt: %v", r)
+	}
+	last = ""
+	failed := map[string]bool{}
+	for _, m := range seen {
+		p, _ := m["params"].(map[string]any)
+		u, _ := p["update"].(map[string]any)
+		switch u["sessionUpdate"] {
+		case "agent_message_chunk":
+			c, _ := u["content"].(map[string]any)
+			last, _ = c["text"].(string)
+		case "tool_call_update":
+			if id, _ := u["toolCallId"].(string); u["status"] == "failed" {
+				failed[id] = true
+			}
+		}
+	}
+	if !strings.Contains(last, "stopped (repeated_failure)") {
+		t.Errorf("last agent_message_chunk %q, want the repeated_failure reason", last)
+	}
+	if len(failed) != 3 {
+		t.Errorf("failed tool calls %v, want the three grep calls", failed)
 	}
 }
 
