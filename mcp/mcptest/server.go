@@ -30,7 +30,11 @@ func MaybeServe() {
 		fmt.Fprintln(os.Stderr, "test server: refusing to serve")
 		os.Exit(3)
 	case "hang":
-		select {}
+		// Sleep rather than select{}: a binary built without cgo has the
+		// runtime's deadlock check, which would end a bare select{}.
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 }
 
