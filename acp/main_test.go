@@ -3,10 +3,10 @@ package acp_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "agent-lsp")
-	if out, err := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", binary, "../cmd/agent-lsp")...).CombinedOutput(); err != nil {
+	if out, err := proctest.GoBuild(binary, "../cmd/agent-lsp", buildFlags...); err != nil {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}

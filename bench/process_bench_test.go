@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // The language servers these benchmarks start: agent-lsp and the floor
@@ -31,7 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	for _, b := range []struct{ name, pkg string }{{"agent-lsp", "../cmd/agent-lsp"}, {"floor", "./floor"}} {
 		bin := filepath.Join(dir, b.name)
-		if out, err := exec.Command("go", "build", "-o", bin, b.pkg).CombinedOutput(); err != nil {
+		if out, err := proctest.GoBuild(bin, b.pkg); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b.name, err, out)
 			os.RemoveAll(dir)
 			os.Exit(1)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "agent-lsp")
-	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/agent-lsp").CombinedOutput(); err != nil {
+	if out, err := proctest.GoBuild(binary, "../cmd/agent-lsp"); err != nil {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
 	"github.com/agent-lsp/agent-lsp/mcp/mcptest"
 )
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "agent-lsp")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	if out, err := proctest.GoBuild(binary, "."); err != nil {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // BenchmarkOneTurn is the wall time of `agent-lsp run` for a one-turn
@@ -59,7 +61,7 @@ func BenchmarkOneTurn(b *testing.B) {
 		b.Fatal(err)
 	}
 	client := filepath.Join(b.TempDir(), "minclient")
-	if out, err := exec.Command("go", "build", "-o", client, "./testdata/minclient").CombinedOutput(); err != nil {
+	if out, err := proctest.GoBuild(client, "./testdata/minclient"); err != nil {
 		b.Fatalf("building minclient: %v\n%s", err, out)
 	}
 	b.Run("run", func(b *testing.B) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/lsp"
 )
 
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "agent-lsp")
-	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/agent-lsp").CombinedOutput(); err != nil {
+	if out, err := proctest.GoBuild(binary, "../../cmd/agent-lsp"); err != nil {
 		fmt.Fprintf(os.Stderr, "building agent-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -69,7 +69,7 @@ export function which(cmd: string, deps: WhichDeps = nodeDeps, bundled?: string)
 export function missingMessage(serverPath: string): string {
   return serverPath.includes('/') || serverPath.includes('\\')
     ? `agent-lsp: the server binary "${serverPath}" (setting agentLsp.serverPath) does not exist or is not executable. ` +
-        'Build it with `go build -o agent-lsp ./cmd/agent-lsp` in the agent-lsp repository, or fix the setting.'
+        'Build it with `CGO_ENABLED=0 go build -o agent-lsp ./cmd/agent-lsp` in the agent-lsp repository, or fix the setting.'
     : `agent-lsp: "${serverPath}" was not found on PATH, in ~/go/bin, ~/.local/bin or /usr/local/bin. ` +
         'Install it with `go install github.com/agent-lsp/agent-lsp/cmd/agent-lsp@latest`, ' +
         'or set agentLsp.serverPath to the binary\'s full path.';
