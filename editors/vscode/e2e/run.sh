@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh
 mkdir -p work/bin
-(cd ../../.. && go build -o editors/vscode/e2e/work/bin/agent-lsp ./cmd/agent-lsp)
+(cd ../../.. && CGO_ENABLED=0 go build -o editors/vscode/e2e/work/bin/agent-lsp ./cmd/agent-lsp)
 if [[ ! -f ../agent-lsp.vsix || ! -f ../agent-lsp-linux-x64.vsix ]]; then
   # test.sh makes both; on their own, make them the same way (undo.js
   # installs the one that bundles the server).
