@@ -29,6 +29,8 @@ func TestRecoverRedTeam(t *testing.T) {
 		{"hermes close tag inside a string", `<tool_call>{"name": "write_file", "arguments": {"path": "t.md", "content": "end with </tool_call>"}}</tool_call>`, "", []wantCall{{"write_file", `{"path": "t.md", "content": "end with </tool_call>"}`}}},
 		// A mention of the marker in prose, then a real call.
 		{"mention then real tag", "Qwen writes <tool_call> tags; here is mine:\n<tool_call>" + rf + "</tool_call>", "Qwen writes <tool_call> tags; here is mine:", []wantCall{{"read_file", `{"path": "a"}`}}},
+		// An envelope in a bare fence leaves no empty fence as prose.
+		{"mistral v3 in a bare fence", "Calling it.\n```\n[TOOL_CALLS] [" + rf + "]\n```", "Calling it.", []wantCall{{"read_file", `{"path": "a"}`}}},
 		// Mistral v11 followed by prose, like v3.
 		{"mistral v11 then prose", "[TOOL_CALLS]read_file[ARGS]{\"path\": \"a\"}\nReading it now.", "Reading it now.", []wantCall{{"read_file", `{"path": "a"}`}}},
 	}

@@ -21,6 +21,7 @@ package textcalls
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/provider"
@@ -193,8 +194,11 @@ func proseText(prose string) string {
 			cut = i
 		}
 	}
-	return strings.TrimSpace(prose[:cut])
+	// A fence the model put around the envelope is left empty: drop it.
+	return strings.TrimSpace(emptyFence.ReplaceAllString(prose[:cut], ""))
 }
+
+var emptyFence = regexp.MustCompile("```[A-Za-z_]*[ \t\r\n]*```")
 
 func commonPrefix(a, b string) int {
 	n := 0
