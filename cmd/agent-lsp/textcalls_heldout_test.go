@@ -38,6 +38,14 @@ func TestRunTextCallsHeldOut(t *testing.T) {
 		"mistral v3, prose after":   {"[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}]\nThis reads the notes.", 1},
 		"thinking then mistral":     {"<think>\nThe word is in notes.txt.\nI should read it.\n</think>\n\n[TOOL_CALLS]read_file[ARGS]{\"path\": \"notes.txt\"}", 1},
 		"thinking tag then bare":    {"<thinking>Need the file.</thinking>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}", 1},
+		// Red-team shapes (each failed before its fix).
+		"BOM, bare, CRLF":            {"\ufeff{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\r\n", 1},
+		"qwen3-coder CRLF":           {"<tool_call>\r\n<function=read_file>\r\n<parameter=path>\r\nnotes.txt\r\n</parameter>\r\n</function>\r\n</tool_call>", 1},
+		"hermes, im_end, next turn":  {"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call><|im_end|>\n<|im_start|>assistant\nIt is", 1},
+		"fence after intent, inline": {"I'll open it: ```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n```", 1},
+		"hermes then mistral":        {"<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}</tool_call>\n[TOOL_CALLS]read_file[ARGS]{\"path\": \"notes.txt\", \"limit\": 1}", 2},
+		"hermes two in one tag":      {"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\", \"limit\": 1}}\n</tool_call>", 2},
+		"mistral v11, prose after":   {"[TOOL_CALLS]read_file[ARGS]{\"path\": \"notes.txt\"}\nReading it now.", 1},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -73,8 +81,11 @@ func TestRunTextCallsHeldOut(t *testing.T) {
 			if countType(evs, "warning", "tool calls are arriving as text") != 1 {
 				t.Errorf("warnings:\n%s", r.stdout)
 			}
-			if countType(evs, "text", "notes.txt") != 0 || countType(evs, "text", "think") != 0 {
+			if countType(evs, "text", "notes.txt") != 0 || countType(evs, "text", "think") != 0 || strings.Contains(joined(evs, "text"), "<|") {
 				t.Errorf("the envelope or thinking was shown as answer text:\n%s", r.stdout)
+			}
+			if strings.Contains(string(body), "im_start") {
+				t.Errorf("the text past <|im_end|> went back as history: %s", body)
 			}
 			end := lastLine(r.stdout)
 			if !strings.Contains(end, `"reason":"end_turn"`) || !strings.Contains(end, `"text":"The code word is heliotrope."`) {
@@ -126,6 +137,13 @@ func TestRunTextNotCallsHeldOut(t *testing.T) {
 		"task list":              "[x] read_file done\n[ ] bash pending",
 		"unknown pythonic":       `[search(query="go generics")]`,
 		"tool name in backticks": "Run `bash` with `go test`; `read_file` shows a file.",
+		// Red-team shapes (each was run, or answered with a correction).
+		"hermes example in xml":  "Example:\n```xml\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>\n```",
+		"tag named in prose":     "Qwen writes <tool_call> tags around its calls.",
+		"mistral marker named":   "Mistral emits [TOOL_CALLS] before its calls.",
+		"python_tag in backtick": "Llama 3.1 starts a call with `<|python_tag|>`.",
+		"tool definition":        "Here is the tool definition:\n```json\n{\"name\": \"read_file\", \"description\": \"Reads a file\", \"parameters\": {\"type\": \"object\", \"properties\": {\"path\": {\"type\": \"string\"}}}}\n```",
+		"tools as objects":       `[{"name": "bash"}, {"name": "read_file"}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -295,5 +313,28 @@ func TestRunUnclosedThinkingThenTextCall(t *testing.T) {
 	}
 	if body, _ := json.Marshal(reqs[1].Messages); strings.Contains(string(body), "secret plan") || strings.Contains(string(body), "think>") {
 		t.Errorf("history %s", body)
+	}
+}
+
+// TestRunTextCallAfterUnclosedThinking: a model not named like a
+// reasoning model writes "thinking</think>" then a bare call: the call
+// runs and is not printed as answer text (the gate treats the text after
+// </think> as the start of the reply).
+func TestRunTextCallAfterUnclosedThinking(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "notes.txt"), "heliotrope\n")
+	srv := newServer(t,
+		agenttest.Reply{Text: "I need the file first.\n</think>\n\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}"},
+		agenttest.Reply{Text: "It says heliotrope."},
+	)
+	r := runBinary(t, ws, "run", "--json", "--base-url", srv.URL, "--model", "scripted", "read notes.txt")
+	evs := events(t, r.stdout)
+	reqs := srv.Requests()
+	if r.code != 0 || len(reqs) != 2 || !strings.Contains(reqs[1].LastToolResult(), "heliotrope") {
+		t.Fatalf("exit %d, %d requests\n%s", r.code, len(reqs), r.stdout)
+	}
+	if strings.Contains(joined(evs, "text"), "notes.txt") {
+		t.Errorf("the recovered call was printed as answer text:\n%s", r.stdout)
 	}
 }

@@ -51,6 +51,25 @@ func (ts *toolset) namesAny(calls []rawCall) bool {
 	return false
 }
 
+// data says whether calls read from JSON without a marker are data that
+// happens to name a tool: an object with keys no call has (a tool's
+// definition: "description", a schema as "parameters"), or objects with
+// no arguments that do not make a valid call ([{"name": "bash"}, {"name":
+// "read_file"}], a list of the tools).
+func (ts *toolset) data(calls []rawCall) bool {
+	allBare, invalid := true, false
+	for _, c := range calls {
+		if c.extra {
+			return true
+		}
+		allBare = allBare && c.noArgs
+		if _, problem := ts.check(c); problem != "" {
+			invalid = true
+		}
+	}
+	return allBare && invalid
+}
+
 // mentioned says whether text names an offered tool in quotes, as a
 // call's "name" would.
 func (ts *toolset) mentioned(text string) bool {

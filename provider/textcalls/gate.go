@@ -15,7 +15,12 @@ import (
 //     anywhere, or a prefix of one at the end of the text;
 //   - from a line that opens a fence that may hold a call (```json,
 //     ```tool_code, a bare ```), or a line that may still become one;
-//   - the whole reply when its first character is { or [.
+//   - the whole reply when its first character is { or [ (a byte-order
+//     mark and spaces before it do not count), and likewise the text
+//     after a </think> (the unclosed thinking of a model not expected to
+//     think, which is split only at the end);
+//   - from ```json or ```tool_code in the middle of a line ("I'll read
+//     it: ```json"), which Recover takes as a fence after a sentence.
 //
 // Once a marker, a complete fence line or a leading { or [ is seen the
 // rest is held until the end; a partial line is released as soon as it
@@ -29,8 +34,18 @@ type Gate struct {
 	line    int  // start of the line not yet known to be safe
 	lineOK  bool // the line at line opens no fence
 	inFence bool // inside a code block that holds no call (```go)
-	content bool // a non-space byte was seen
+	content bool // a non-space byte was seen (after start)
+	start   int  // where the reply "starts": 0, or just after a </think>
 }
+
+// thinkClose ends unclosed thinking the gate may see as text.
+const thinkClose = "</think>"
+
+// midFences may open a call block after text on the same line.
+var midFences = []string{"```json", "```JSON", "```tool_code"}
+
+// gateMarkers are what Push looks for anywhere.
+var gateMarkers = append(append([]string{}, markers...), midFences...)
 
 // markers never appear in prose; they are searched for anywhere.
 var markers = []string{
@@ -59,14 +74,17 @@ func (g *Gate) Push(s string) string {
 	safe := len(g.buf)
 	from := max(0, g.scanned-maxMarker)
 	hay := string(g.buf[from:])
-	for _, m := range markers {
+	for _, m := range gateMarkers {
 		if i := strings.Index(hay, m); i >= 0 && from+i < safe {
 			safe, g.held = from+i, true
 		}
 	}
+	if i := strings.LastIndex(hay, thinkClose); i >= 0 && from+i+len(thinkClose) > g.start {
+		g.start, g.content = from+i+len(thinkClose), false
+	}
 	g.scanned = len(g.buf)
 	if !g.held {
-		for _, m := range markers {
+		for _, m := range gateMarkers {
 			for k := min(len(m)-1, len(g.buf)); k > 0; k-- {
 				if strings.HasSuffix(hay, m[:k]) {
 					safe = min(safe, len(g.buf)-k)
@@ -75,16 +93,16 @@ func (g *Gate) Push(s string) string {
 			}
 		}
 	}
-	if !g.content {
-		t := strings.TrimLeft(string(g.buf), " \t\r\n")
+	if !g.content && !g.held {
+		t := strings.TrimLeft(string(g.buf[g.start:]), " \t\r\n\ufeff")
 		switch {
 		case t == "":
-			return "" // only whitespace so far
+			safe = min(safe, g.start) // only whitespace so far
 		case t[0] == '{' || t[0] == '[':
-			g.held = true
-			return ""
+			safe, g.held = min(safe, g.start), true
+		default:
+			g.content = true
 		}
-		g.content = true
 	}
 	safe = min(safe, g.lines(newFrom))
 	if safe <= g.emitted {

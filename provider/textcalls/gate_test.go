@@ -53,3 +53,35 @@ func BenchmarkGateLongLine(b *testing.B) {
 		}
 	}
 }
+
+// TestGateRedTeam: the gate must hold what Recover takes for a call.
+func TestGateRedTeam(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, text, shown string }{
+		{"fence after intent on the same line", "I'll read it: ```json\n{\"name\": \"read_file\"}\n```", "I'll read it: "},
+		{"brace after an unclosed </think>", "need a.go\n</think>\n\n{\"name\": \"read_file\"}", "need a.go\n</think>"},
+		{"bracket after </think>", "plan</think>[read_file(path='a')]", "plan</think>"},
+		{"BOM then brace", "\ufeff{\"name\": \"x\"}", ""},
+		{"prose after </think> streams", "plan</think>\n\nThe answer.", "plan</think>\n\nThe answer."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			for _, step := range []int{1, 2, 3, 7, len(c.text)} {
+				var g Gate
+				var shown strings.Builder
+				for s := c.text; s != ""; {
+					n := min(step, len(s))
+					for n < len(s) && s[n]&0xC0 == 0x80 {
+						n++
+					}
+					shown.WriteString(g.Push(s[:n]))
+					s = s[n:]
+				}
+				if shown.String() != c.shown || g.Emitted() != c.shown {
+					t.Errorf("step %d: shown %q, want %q", step, shown.String(), c.shown)
+				}
+			}
+		})
+	}
+}

@@ -60,13 +60,18 @@ func callFromObject(raw []byte) (rawCall, bool) {
 	}
 	// An object with a name and other keys is data, not a call ({"name":
 	// "Ada", "age": 36}); a call has arguments (or nothing but name/type).
+	// With arguments, other keys mark data only where no marker says
+	// "call" (rawCall.extra): a tool's definition shown as JSON has a
+	// "description" and a schema for "parameters".
+	extra := false
 	for k := range obj {
 		switch k {
-		case "name", "arguments", "parameters", "type", "id":
+		case "name", "arguments", "parameters", "type", "id", "index", "call_id", "tool_call_id":
 		default:
 			if !hasArgs {
 				return rawCall{}, false
 			}
+			extra = true
 		}
 	}
 	text := string(bytes.TrimSpace(args))
@@ -77,7 +82,7 @@ func callFromObject(raw []byte) (rawCall, bool) {
 		}
 		text = s
 	}
-	return rawCall{name: name, argsText: text}, true
+	return rawCall{name: name, argsText: text, extra: extra, noArgs: !hasArgs}, true
 }
 
 // looksLikeCall says whether text that does not parse was meant as a call

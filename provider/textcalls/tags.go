@@ -110,9 +110,17 @@ func unfence(s string) string {
 // v3, vllm-project/vllm#10333) and [TOOL_CALLS]NAME[ARGS]{..} with an
 // optional [CALL_ID]id (v11+, vllm-project/vllm#44596), repeated.
 func parseMistral(text string) (envelope, bool) {
-	start := strings.Index(text, mistralCalls)
-	if start < 0 {
-		return envelope{}, false
+	start := -1
+	for from := 0; ; {
+		i := strings.Index(text[from:], mistralCalls)
+		if i < 0 {
+			return envelope{}, false
+		}
+		if mistralCallStarts(text[from+i+len(mistralCalls):]) {
+			start = from + i
+			break
+		}
+		from += i + len(mistralCalls) // a mention in prose
 	}
 	env := envelope{prose: text[:start]}
 	rest := strings.TrimSuffix(strings.TrimSpace(text[start+len(mistralCalls):]), "</s>")
@@ -152,9 +160,30 @@ func parseMistral(text string) (envelope, bool) {
 		}
 		env.calls = append(env.calls, rawCall{name: name, argsText: string(args)})
 		rest = strings.TrimSpace(rest[i+len(mistralArgs)+int(dec.InputOffset()):])
-		rest = strings.TrimSpace(strings.TrimPrefix(rest, mistralCalls))
+		next, more := strings.CutPrefix(rest, mistralCalls)
+		if !more && !strings.Contains(rest, mistralArgs) {
+			env.prose += "\n" + rest // prose after the calls, as in v3
+			break
+		}
+		rest = strings.TrimSpace(next)
 	}
 	return env, true
+}
+
+// mistralCallStarts says whether the text after [TOOL_CALLS] may begin a
+// call: JSON, or NAME then [ARGS] or [CALL_ID] (or nothing: cut short).
+// "Mistral emits [TOOL_CALLS] before its calls" mentions the marker.
+func mistralCallStarts(rest string) bool {
+	t := strings.TrimLeft(rest, " \t\r\n")
+	if t == "" || t[0] == '[' || t[0] == '{' {
+		return true
+	}
+	i := 0
+	for i < len(t) && (t[i] == '_' || t[i] == '-' || t[i] == '.' || t[i] >= 'a' && t[i] <= 'z' || t[i] >= 'A' && t[i] <= 'Z' || t[i] >= '0' && t[i] <= '9') {
+		i++
+	}
+	after := strings.TrimLeft(t[i:], " \t")
+	return i > 0 && (after == "" || after == "</s>" || strings.HasPrefix(after, mistralArgs) || strings.HasPrefix(after, mistralID))
 }
 
 // parsePythonTag reads Llama 3.1's <|python_tag|>{"name": .., "parameters":
@@ -162,7 +191,7 @@ func parseMistral(text string) (envelope, bool) {
 // <|python_tag|>brave_search.call(query="...").
 func parsePythonTag(text string) (envelope, bool) {
 	start := strings.Index(text, pythonTag)
-	if start < 0 {
+	if start < 0 || !pythonTagStarts(text[start+len(pythonTag):]) {
 		return envelope{}, false
 	}
 	env := envelope{prose: text[:start]}
@@ -173,7 +202,7 @@ func parsePythonTag(text string) (envelope, bool) {
 			rest = rest[:i]
 		}
 	}
-	rest = strings.TrimSpace(rest)
+	rest = unfence(rest)
 	if strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "[") {
 		vals, err := readJSONValues(rest)
 		if err != nil {
@@ -202,6 +231,19 @@ func parsePythonTag(text string) (envelope, bool) {
 	return env, true
 }
 
+// pythonTagStarts says whether the text after <|python_tag|> may begin a
+// call: JSON, or NAME( / NAME.call( (or nothing: cut short).
+func pythonTagStarts(rest string) bool {
+	t := strings.TrimLeft(rest, " \t\r\n")
+	if startsCall(t, "{", "[", "```") {
+		return true
+	}
+	p := &pyParser{s: t}
+	name := p.ident()
+	p.skip("")
+	return name != "" && !p.done() && p.s[p.i] == '('
+}
+
 // parseToolCallTags reads Hermes/Qwen <tool_call>{json}</tool_call>, one
 // or several, and Qwen3-Coder's <tool_call><function=..>..</tool_call>.
 func parseToolCallTags(text string) (envelope, bool) {
@@ -210,6 +252,7 @@ func parseToolCallTags(text string) (envelope, bool) {
 	}
 	var env envelope
 	rest := text
+	seen := false
 	for {
 		i := strings.Index(rest, toolCallOpen)
 		if i < 0 {
@@ -218,12 +261,30 @@ func parseToolCallTags(text string) (envelope, bool) {
 		}
 		env.prose += rest[:i]
 		rest = rest[i+len(toolCallOpen):]
+		if !startsCall(rest, "{", "[", functionOpen, "```") {
+			// A mention of the tag in prose ("Qwen writes <tool_call>
+			// tags"), not an envelope.
+			env.prose += toolCallOpen
+			continue
+		}
+		seen = true
 		end := strings.Index(rest, toolCallEnd)
 		if end < 0 {
 			env.broken = "a <tool_call> tag is not closed by </tool_call>; is the call cut short?"
 			return env, true
 		}
-		body := strings.TrimSpace(rest[:end])
+		body := unfence(rest[:end])
+		if t := strings.TrimSpace(rest); strings.HasPrefix(t, "{") && !json.Valid([]byte(body)) {
+			// The JSON may hold "</tool_call>" in a string: read the
+			// value itself and look for the closing tag after it.
+			dec := json.NewDecoder(strings.NewReader(t))
+			var v json.RawMessage
+			if dec.Decode(&v) == nil {
+				if after := strings.TrimLeft(t[dec.InputOffset():], " \t\r\n"); strings.HasPrefix(after, toolCallEnd) {
+					body, end = string(v), len(rest)-len(after)
+				}
+			}
+		}
 		rest = rest[end+len(toolCallEnd):]
 		if strings.HasPrefix(body, functionOpen) {
 			env.family = "Qwen3-Coder <tool_call><function=NAME>"
@@ -235,18 +296,38 @@ func parseToolCallTags(text string) (envelope, bool) {
 			env.calls = append(env.calls, fe.calls...)
 			continue
 		}
-		calls, ok := callsFromJSON([]byte(body))
-		if !ok {
-			if !json.Valid([]byte(body)) {
-				env.broken = fmt.Sprintf("the JSON inside <tool_call> does not parse: %s", textpkg.Clip(body, 80))
-			} else {
-				env.broken = `the JSON inside <tool_call> is not {"name": ..., "arguments": {...}}`
-			}
+		// One object, an array, or several objects in one tag.
+		vals, err := readJSONValues(body)
+		if err != nil {
+			env.broken = fmt.Sprintf("the JSON inside <tool_call> does not parse: %s", textpkg.Clip(body, 80))
 			return env, true
 		}
-		env.calls = append(env.calls, calls...)
+		for _, v := range vals {
+			calls, ok := callsFromJSON(v)
+			if !ok {
+				env.broken = `the JSON inside <tool_call> is not {"name": ..., "arguments": {...}}`
+				return env, true
+			}
+			env.calls = append(env.calls, calls...)
+		}
 	}
-	return env, true
+	return env, seen
+}
+
+// startsCall says whether the text after a marker may begin a call: it
+// starts with one of prefixes, or is empty (the reply was cut right after
+// the marker). Anything else is prose that mentions the marker.
+func startsCall(rest string, prefixes ...string) bool {
+	t := strings.TrimLeft(rest, " \t\r\n")
+	if t == "" {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseFunctionTags reads <function=NAME>...</function>: Qwen3-Coder's
@@ -319,7 +400,9 @@ func parseParameters(body string) (args map[string]any, raw map[string]string, p
 		if end < 0 {
 			return nil, nil, fmt.Sprintf("<parameter=%s> is not closed by </parameter>", name)
 		}
-		text := strings.TrimSuffix(strings.TrimPrefix(body[:end], "\n"), "\n")
+		// The template's newlines may come as CRLF (a Windows build, or
+		// a model that learned them): "\r\na.go\r\n" is "a.go".
+		text := strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(body[:end], "\r"), "\n"), "\n"), "\r")
 		body = body[end+len("</parameter>"):]
 		raw[name] = text
 		var v any

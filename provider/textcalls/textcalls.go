@@ -21,6 +21,7 @@ package textcalls
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/provider"
@@ -51,6 +52,9 @@ type rawCall struct {
 	raw map[string]string
 	// inner is the call inside print(...) (Gemma).
 	inner *rawCall
+	// extra: the JSON object has keys a call does not have; noArgs: it
+	// has no arguments key. See toolset.data.
+	extra, noArgs bool
 }
 
 // envelope is what a parser found.
@@ -69,6 +73,8 @@ type family struct {
 	// implicit families are JSON or Python syntax without a marker; see
 	// rule 4.
 	implicit bool
+	// marker families start at a dedicated marker (the markers list).
+	marker bool
 	// parse returns ok=false when text is not in this family.
 	parse func(text string) (envelope, bool)
 }
@@ -76,11 +82,11 @@ type family struct {
 // families are tried in order: dedicated markers first, then fenced
 // blocks, then whole-reply syntax.
 var families = []family{
-	{name: "DeepSeek <｜tool▁calls▁begin｜>", parse: parseDeepSeek},
-	{name: "Mistral [TOOL_CALLS]", parse: parseMistral},
-	{name: "Llama 3.1 <|python_tag|>", parse: parsePythonTag},
-	{name: "Hermes/Qwen <tool_call>", parse: parseToolCallTags},
-	{name: "<function=NAME> tags (Qwen3-Coder, Llama 3.1)", parse: parseFunctionTags},
+	{name: "DeepSeek <｜tool▁calls▁begin｜>", marker: true, parse: parseDeepSeek},
+	{name: "Mistral [TOOL_CALLS]", marker: true, parse: parseMistral},
+	{name: "Llama 3.1 <|python_tag|>", marker: true, parse: parsePythonTag},
+	{name: "Hermes/Qwen <tool_call>", marker: true, parse: parseToolCallTags},
+	{name: "<function=NAME> tags (Qwen3-Coder, Llama 3.1)", marker: true, parse: parseFunctionTags},
 	{name: "Gemma ```tool_code", parse: parseToolCode},
 	{name: "Python call list (Llama 3.2)", implicit: true, parse: parsePythonList},
 	{name: "fenced ```json call", implicit: true, parse: parseFencedJSON},
@@ -102,9 +108,28 @@ func Recover(text string, specs []tools.Spec) Result {
 	if len(specs) == 0 || strings.TrimSpace(text) == "" {
 		return Result{}
 	}
-	ts := newToolset(specs)
+	// A byte-order mark some servers put first is not part of the reply
+	// (a bare call must be "the whole reply").
+	text = strings.TrimPrefix(strings.TrimLeft(text, " \t\r\n"), "\ufeff")
+	r, _ := recoverText(text, newToolset(specs), true)
+	for i := range r.Calls {
+		r.Calls[i].ID = fmt.Sprintf("text_call_%d", i)
+	}
+	return r
+}
+
+// recoverText is Recover on a toolset; start is where the first envelope
+// begins in text. With again set, prose left by a dedicated-marker family
+// that still holds another family's marker (a model mixing two formats in
+// one reply) is searched once more, and the calls of both run in the
+// order they were written.
+func recoverText(text string, ts *toolset, again bool) (Result, int) {
 	text = trimEndTokens(text)
+	markers := markersOutsideCode(text)
 	for _, f := range families {
+		if f.marker && !markers {
+			continue // every marker is inside a code span or block: an example
+		}
 		env, ok := f.parse(text)
 		if !ok {
 			continue
@@ -113,16 +138,17 @@ func Recover(text string, specs []tools.Spec) Result {
 		if env.family != "" {
 			name = env.family
 		}
-		r := Result{Family: name, Text: strings.TrimSpace(env.prose)}
+		start := commonPrefix(text, env.prose)
+		r := Result{Family: name, Text: proseText(env.prose)}
 		if env.broken != "" {
 			if f.implicit && !ts.mentioned(text) {
-				return Result{} // broken JSON about no tool of ours: an answer
+				return Result{}, 0 // broken JSON about no tool of ours: an answer
 			}
 			r.Problem = env.broken
-			return r
+			return r, start
 		}
-		if f.implicit && !ts.namesAny(env.calls) {
-			return Result{} // an example, not a call (rule 4)
+		if f.implicit && (!ts.namesAny(env.calls) || ts.data(env.calls)) {
+			return Result{}, 0 // an example, not a call (rule 4)
 		}
 		for i, c := range env.calls {
 			tc, problem := ts.check(c)
@@ -130,17 +156,118 @@ func Recover(text string, specs []tools.Spec) Result {
 				if len(env.calls) > 1 {
 					problem = fmt.Sprintf("call %d of %d: %s", i+1, len(env.calls), problem)
 				}
-				return Result{Family: name, Text: r.Text, Problem: problem}
+				return Result{Family: name, Text: r.Text, Problem: problem}, start
 			}
-			tc.ID = fmt.Sprintf("text_call_%d", i)
 			r.Calls = append(r.Calls, tc)
 		}
 		if len(r.Calls) == 0 {
 			r.Problem = "the envelope holds no call"
+			return r, start
 		}
-		return r
+		if again && f.marker && markersOutsideCode(env.prose) {
+			more, at := recoverText(env.prose, ts, false)
+			switch {
+			case more.Problem != "":
+				more.Family = name + " and " + more.Family
+				return more, min(start, at)
+			case len(more.Calls) > 0:
+				if at < start {
+					r.Calls = append(more.Calls, r.Calls...)
+				} else {
+					r.Calls = append(r.Calls, more.Calls...)
+				}
+				r.Family, r.Text = name+" and "+more.Family, more.Text
+			}
+		}
+		return r, start
 	}
-	return Result{}
+	return Result{}, 0
+}
+
+// proseText is the text kept around an envelope: anything from an
+// end-of-turn token on was written past the end of the turn (a server that
+// does not stop on <|im_end|> lets the model write the next turn).
+func proseText(prose string) string {
+	cut := len(prose)
+	for _, tok := range endTokens {
+		if i := strings.Index(prose, tok); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	// A fence the model put around the envelope is left empty: drop it.
+	return strings.TrimSpace(emptyFence.ReplaceAllString(prose[:cut], ""))
+}
+
+var emptyFence = regexp.MustCompile("```[A-Za-z_]*[ \t\r\n]*```")
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// markersOutsideCode says whether text holds a dedicated marker outside
+// inline code (`...`) and outside a fenced block in another language
+// (```xml, ```text, ...): a marker there shows the format, it is not a
+// call (rule 4; "a code block in another language is always an answer").
+func markersOutsideCode(text string) bool {
+	for _, m := range markers {
+		for from := 0; ; {
+			i := strings.Index(text[from:], m)
+			if i < 0 {
+				break
+			}
+			if !inCode(text, from+i) {
+				return true
+			}
+			from += i + len(m)
+		}
+	}
+	return false
+}
+
+// inCode says whether byte pos of text is inside inline code or inside a
+// fenced block whose language is not one a call is written in.
+func inCode(text string, pos int) bool {
+	fence, lang := false, ""
+	lineStart := 0
+	for lineStart <= pos {
+		end := strings.IndexByte(text[lineStart:], '\n')
+		line := text[lineStart:]
+		if end >= 0 {
+			line = text[lineStart : lineStart+end]
+		}
+		if t := strings.TrimLeft(line, " \t"); strings.HasPrefix(t, "```") && (end < 0 || lineStart+end < pos) {
+			if fence {
+				fence = false
+			} else {
+				fence, lang = true, strings.ToLower(strings.TrimSpace(t[3:]))
+			}
+		} else if lineStart+len(line) >= pos {
+			// pos is on this line: inside inline code when an odd
+			// number of backticks precede it.
+			if fence {
+				return !callFenceLang(lang)
+			}
+			return strings.Count(text[lineStart:pos], "`")%2 == 1
+		}
+		if end < 0 {
+			break
+		}
+		lineStart += end + 1
+	}
+	return fence && !callFenceLang(lang)
+}
+
+// callFenceLang: the languages of fences a call may be written in.
+func callFenceLang(lang string) bool {
+	switch lang {
+	case "", "json", "tool_code", "tool_call", "tool_calls":
+		return true
+	}
+	return false
 }
 
 // endTokens are the end-of-turn tokens a server prints as text when it
