@@ -34,7 +34,8 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	case "command", "builtin", "exec", "nohup", "nice", "timeout", "time", "stdbuf", "setsid",
 		"ionice", "busybox", "toybox", "flock", "watch", "chroot", "strace", "ltrace", "unbuffer":
 		c.wrapper(base, args, in, pl)
-	case "taskset", "chrt", "prlimit", "unshare", "fakeroot", "ssh-agent", "setpriv", "script", "parallel", "sem":
+	case "taskset", "chrt", "prlimit", "unshare", "fakeroot", "ssh-agent", "setpriv", "script", "parallel", "sem",
+		"setarch", "linux32", "linux64", "i386", "x86_64", "capsh":
 		c.wrapper2(base, args, in, pl)
 	case "sudo", "doas", "su", "pkexec", "run0", "runuser":
 		c.privileged(base, args, in, pl)

@@ -90,6 +90,43 @@ func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
 		inner = skipOptions(args, "", []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups",
 			"--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label",
 			"--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"})
+	case "setarch", "linux32", "linux64", "i386", "x86_64":
+		// setarch [ARCH] [-BFILRSTXZ3v] [CMD ...]; the others are
+		// setarch named by the architecture. Without a command they
+		// start a shell. Any denied command in the arguments is denied
+		// whatever the options turn out to be.
+		rest := args
+		if base == "setarch" && len(rest) > 0 && !strings.HasPrefix(rest[0].text, "-") {
+			rest = rest[1:]
+		}
+		inner = skipOptions(rest, "", nil)
+		c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
+		if len(inner) == 0 {
+			pl.transparent = false
+			pl.ask(base, base+" without a command starts a shell that reads commands from input")
+			return
+		}
+	case "capsh":
+		// capsh ... -- ARGS runs bash with ARGS (capsh -- -c 'cmd');
+		// --shell=PROG names another shell, == re-runs capsh.
+		pl.transparent = false
+		pl.ask("capsh", "capsh changes capabilities and runs a shell")
+		c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
+		sh := "bash"
+		for i, a := range args {
+			if v, ok := optValue(args, i, "--shell"); ok {
+				sh = v.text
+			}
+			if a.text == "--" {
+				shArgs := args[i+1:]
+				if sh != "bash" && sh != "/bin/bash" {
+					pl.inner = append(pl.inner, func() { c.nestedProgram(word{text: sh, static: true}, "capsh --shell") })
+				}
+				c.shell("bash", shArgs, in, pl)
+				break
+			}
+		}
+		return
 	case "script":
 		c.script1(args, pl)
 		return

@@ -251,6 +251,17 @@ func (c *checker) compound(x syntax.Command) {
 	case *syntax.ForClause:
 		c.forClause(x)
 	case *syntax.TimeClause:
+		// bash's time keyword takes -p and then --: `time -- sudo id`
+		// runs sudo, where the parser sees a command named --.
+		if s := x.Stmt; s != nil {
+			if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 1 && call.Args[0].Lit() == "--" {
+				cp, cs := *call, *s
+				cp.Args = call.Args[1:]
+				cs.Cmd = &cp
+				c.stmt(&cs)
+				return
+			}
+		}
 		c.stmt(x.Stmt)
 	case *syntax.CoprocClause:
 		c.stmt(x.Stmt)
