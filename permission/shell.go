@@ -324,6 +324,16 @@ func (c *checker) assign(name string, val word) []Part {
 			f()
 		}
 	}
+	if promptVar(name) {
+		// bash expands a prompt's value when it shows it, $( ) included:
+		// PS4='$(cmd)' runs cmd at every line `set -x` traces, PS1 at
+		// every prompt of an interactive shell.
+		if val.static {
+			c.arithText(val.text, "")
+		} else {
+			out = append(out, Part{Text: name + "=" + val.text, Verdict: Ask, Structural: true, Reason: name + " holds a prompt that is not a literal"})
+		}
+	}
 	if commandVar(name) {
 		if val.static {
 			v := strings.TrimLeft(val.text, "|-")
@@ -333,6 +343,15 @@ func (c *checker) assign(name string, val word) []Part {
 		}
 	}
 	return out
+}
+
+// promptVar reports the variables bash expands as prompts.
+func promptVar(name string) bool {
+	switch name {
+	case "PS0", "PS1", "PS2", "PS3", "PS4":
+		return true
+	}
+	return false
 }
 
 // strictest merges structural parts into p: the verdict is the strictest,
