@@ -30,6 +30,9 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			pl.inner = append(pl.inner, func() { c.nestedScript(word{text: s, static: true}, base+" here-document") })
 		} else {
 			pl.ask(joinWords(argv), "runs a script file whose contents are not checked")
+			if len(args) > 0 {
+				c.scriptFile(base, args[0], pl)
+			}
 		}
 	case "command", "builtin", "exec", "nohup", "nice", "timeout", "time", "stdbuf", "setsid",
 		"ionice", "busybox", "toybox", "flock", "watch", "chroot", "strace", "ltrace", "unbuffer":
@@ -161,8 +164,19 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			}
 		}
 		pl.noArgCheck = true
+	case "at", "batch", "crontab":
+		c.scheduled(base, in, pl)
 	case "trap":
 		c.trap(args, pl)
+	case "hash":
+		// hash -p PATH NAME: NAME runs PATH from now on, with the
+		// arguments of every later use (hash -p /usr/bin/sudo ls; ls id).
+		for i, a := range args {
+			if v, ok := optValue(args, i, "-p"); ok && strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") {
+				pl.ask(a.text, "hash -p changes which program a name runs")
+				pl.inner = append(pl.inner, func() { c.nestedProgram(v, "hash -p") })
+			}
+		}
 	case "export", "declare", "typeset", "local", "readonly":
 		// Reached only when written unusually (e.g. via command); the
 		// parser's DeclClause handles the normal case.
@@ -206,6 +220,58 @@ func (c *checker) rsync(args []word, pl *plan) {
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "rsync -e") })
 		}
 	}
+}
+
+// scriptFile checks the script a shell or source reads from a file, when
+// the command line shows what the file holds: <(echo sudo id) or a file
+// it wrote itself (echo 'sudo id' > x.sh; source x.sh). A script from a
+// download is denied, as `curl ... | sh` is.
+func (c *checker) scriptFile(base string, f word, pl *plan) {
+	text, known := "", false
+	switch {
+	case f.proc != nil && f.proc.download:
+		pl.deny(f.text, base+" runs what a download command fetched")
+		return
+	case f.proc != nil:
+		text, known = f.proc.text, f.proc.known
+	case f.static && !f.glob:
+		text, known = c.writtenScript(f.text)
+	}
+	if known {
+		w := word{text: text, static: true}
+		pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" "+f.text) })
+	}
+}
+
+// scheduled checks what at, batch and crontab read on standard input when
+// it is literal (a here-document, a here-string, echo piped in): the job
+// runs later, but it runs. A crontab line is five time fields (or @daily
+// and the like) and the command.
+func (c *checker) scheduled(base string, in stdin, pl *plan) {
+	pl.ask(base, base+" schedules commands to run later")
+	text, known := in.script, in.set && in.known && !in.file
+	if !known && !in.set && c.piped && c.pipeKnown {
+		text, known = c.pipeText, true
+	}
+	if !known {
+		return
+	}
+	if base == "crontab" {
+		var cmds []string
+		for _, line := range strings.Split(text, "\n") {
+			f := strings.Fields(line)
+			switch {
+			case len(f) == 0 || strings.HasPrefix(f[0], "#"):
+			case strings.HasPrefix(f[0], "@") && len(f) > 1:
+				cmds = append(cmds, strings.Join(f[1:], " "))
+			case len(f) > 5 && !strings.Contains(f[0], "="):
+				cmds = append(cmds, strings.Join(f[5:], " "))
+			}
+		}
+		text = strings.Join(cmds, "\n")
+	}
+	w := word{text: text, static: true}
+	pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" job") })
 }
 
 // trap: the action is a command run later (on a signal or at exit); `-`,

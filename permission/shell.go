@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"path"
 	"reflect"
 	"strings"
 
@@ -63,10 +64,13 @@ type checker struct {
 	// echo of literal words) writes into the pipe the current command reads.
 	pipeText  string
 	pipeKnown bool
+	// written is what the command line wrote into files so far, by
+	// absolute path.
+	written map[string]fileText
 }
 
 func newChecker(e *Engine, d *Decision, cwd string) *checker {
-	return &checker{e: e, d: d, cwd: cwd, funcs: map[string]bool{}, aliases: map[string][]string{}, vars: newShellVars()}
+	return &checker{e: e, d: d, cwd: cwd, funcs: map[string]bool{}, aliases: map[string][]string{}, vars: newShellVars(), written: map[string]fileText{}}
 }
 
 // script parses and walks a shell script at a nesting depth. via names the
@@ -200,6 +204,7 @@ func (c *checker) stmt(s *syntax.Stmt) {
 		}
 	case *syntax.CallExpr:
 		c.call(x, extra, in, redirs)
+		c.recordWrite(s)
 	default:
 		for _, p := range extra {
 			c.d.add(p)
@@ -303,7 +308,13 @@ func (c *checker) call(x *syntax.CallExpr, extra []Part, in stdin, redirs []stri
 	var argv []word
 	for _, w := range x.Args {
 		c.visit(w)
-		argv = append(argv, fields(w)...)
+		fs := fields(w)
+		if len(w.Parts) == 1 && len(fs) == 1 {
+			if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+				fs[0].proc = procText(ps)
+			}
+		}
+		argv = append(argv, fs...)
 	}
 	c.command(argv, extra, in, redirs)
 }
@@ -391,6 +402,77 @@ func (c *checker) ruled(text, base string, canon []string, transparent, denyInsi
 		p.Reason = "program named by path (not the bare command): " + why
 	}
 	return p
+}
+
+// procText is what reading <(...) gives: the text of a literal producer
+// (echo sudo id), or a download's output.
+func procText(ps *syntax.ProcSubst) *fileText {
+	ft := &fileText{}
+	if len(ps.Stmts) == 1 {
+		ft.text, ft.known = producerText(ps.Stmts[0])
+	}
+	syntax.Walk(ps, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 && downloaders[path.Base(call.Args[0].Lit())] {
+			ft.download = true
+		}
+		return true
+	})
+	return ft
+}
+
+// recordWrite remembers what a statement writes into a literal file with
+// > or >> when a literal producer writes it (echo 'sudo id' > x.sh,
+// cat > x.sh <<EOF): a later `source x.sh` or `bash x.sh` in the same
+// command line runs that text. Any other write makes the content unknown.
+func (c *checker) recordWrite(s *syntax.Stmt) {
+	var target *syntax.Word
+	var app bool
+	var rest []*syntax.Redirect
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			target, app = r.Word, r.Op == syntax.AppOut || r.Op == syntax.AppAll
+		default:
+			rest = append(rest, r)
+		}
+	}
+	if target == nil {
+		return
+	}
+	ws := fields(target)
+	if len(ws) != 1 || !ws[0].static || ws[0].glob {
+		return
+	}
+	abs, ok := c.abs(ws[0].text)
+	if !ok {
+		return
+	}
+	cp := *s
+	cp.Redirs = rest
+	text, known := producerText(&cp)
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok && known && len(call.Args) > 0 && call.Args[0].Lit() == "echo" {
+		text += "\n"
+	}
+	old, had := c.written[abs]
+	switch {
+	case !known:
+		c.written[abs] = fileText{}
+	case app && had:
+		c.written[abs] = fileText{text: old.text + text, known: old.known}
+	default:
+		c.written[abs] = fileText{text: text, known: true}
+	}
+}
+
+// writtenScript returns what this command line wrote into a script file it
+// runs, if that is known.
+func (c *checker) writtenScript(p string) (string, bool) {
+	abs, ok := c.abs(p)
+	if !ok {
+		return "", false
+	}
+	ft, ok := c.written[abs]
+	return ft.text, ok && ft.known
 }
 
 // producerText returns what a pipeline's left side writes when it is

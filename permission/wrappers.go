@@ -43,6 +43,13 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 	pl.noArgCheck = true
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a.proc != nil {
+			// bash <(echo sudo id): the script is what the
+			// substitution writes.
+			pl.ask(a.text, base+" runs a script from a process substitution")
+			c.scriptFile(base, a, pl)
+			return
+		}
 		if !a.static {
 			pl.ask(a.text, base+" option is not a literal")
 			return
@@ -84,8 +91,10 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 		if stdinPath(t) {
 			goto stdinScript // bash /dev/stdin <<EOF reads the here-document
 		}
-		// A script file: its contents are not checked.
+		// A script file: its contents are not checked, unless this
+		// command line wrote them.
 		pl.ask(joinWords(args[i:]), base+" runs a script file whose contents are not checked")
+		c.scriptFile(base, a, pl)
 		return
 	}
 	if len(args) > 0 && args[0].text != "" && !(args[0].static && stdinPath(args[0].text)) {
