@@ -153,8 +153,8 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		c.sed(args, pl)
 	case "awk", "gawk", "mawk", "nawk":
 		c.awk(args, pl)
-	case "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "Rscript", "tclsh", "osascript":
-		c.interpreter(base, args, pl)
+	case "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "Rscript", "tclsh", "osascript", "wish", "expect":
+		c.interpreter(base, args, in, pl)
 	case "alias":
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a.text, "="); ok {
