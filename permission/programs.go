@@ -85,6 +85,15 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 				}
 			}
 		}
+	case "sort", "wc", "du":
+		for i, a := range args {
+			if _, ok := optValue(args, i, "--files0-from"); ok {
+				// The file names the files read: any path at all.
+				pl.ask(a.text, base+" --files0-from reads the files a list names, which are not known here")
+			}
+		}
+	}
+	switch base {
 	case "sort":
 		for i, a := range args {
 			if v, ok := optValue(args, i, "--compress-program"); ok {
@@ -161,6 +170,12 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 				w := word{text: v, static: a.static}
 				pl.ask(a.text, "alias changes what a later command runs")
 				pl.inner = append(pl.inner, func() { c.nestedScript(w, "alias") })
+				// The alias runs with the arguments of every later use:
+				// alias ls=sudo; ls id runs sudo id.
+				if w.static {
+					t := w.text + " {args}"
+					pl.inner = append(pl.inner, func() { c.quiet(t, "alias") })
+				}
 			}
 		}
 		pl.noArgCheck = true
@@ -196,13 +211,11 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			}
 		}
 		pl.noArgCheck = true
-	case "ssh":
-		for i := range args {
-			if v, ok := optValue(args, i, "-o"); ok && strings.HasPrefix(strings.ToLower(v.text), "proxycommand=") {
-				w := word{text: v.text[len("proxycommand="):], static: v.static}
-				pl.inner = append(pl.inner, func() { c.nestedScript(w, "ssh ProxyCommand") })
-			}
-		}
+	case "ssh", "sftp":
+		c.sshOptions(base, args, pl)
+	}
+	if base == "scp" {
+		c.sshOptions(base, args, pl)
 	}
 	if base == "rsync" {
 		c.rsync(args, pl)
@@ -211,10 +224,46 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	c.followChecks(base, args, pl)
 }
 
+// sshCommandKeys are ssh options whose value is a command: ProxyCommand,
+// LocalCommand and KnownHostsCommand run here, RemoteCommand on the
+// other side (like ssh HOST CMD).
+var sshCommandKeys = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true, "remotecommand": true}
+
+// sshOptions checks ssh, scp and sftp's -o KEY=VALUE (also -oKEY=VALUE and
+// "KEY VALUE") for commands, and scp/sftp -S PROGRAM, which runs in place
+// of ssh.
+func (c *checker) sshOptions(base string, args []word, pl *plan) {
+	for i, a := range args {
+		if v, ok := optValue(args, i, "-o"); ok && strings.HasPrefix(a.text, "-o") {
+			kv := strings.TrimSpace(v.text)
+			k := strings.IndexAny(kv, "= \t")
+			if k < 0 {
+				continue
+			}
+			key := strings.ToLower(kv[:k])
+			if !sshCommandKeys[key] {
+				continue
+			}
+			w := word{text: strings.TrimLeft(kv[k:], "= \t"), static: v.static}
+			pl.ask(a.text, base+" -o "+kv[:k]+" runs a command")
+			pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" "+kv[:k]) })
+		}
+		if v, ok := optValue(args, i, "-S"); ok && base != "ssh" && strings.HasPrefix(a.text, "-S") {
+			pl.ask(a.text, base+" -S names the program run instead of ssh")
+			pl.inner = append(pl.inner, func() { c.nestedProgram(v, base+" -S") })
+		}
+	}
+}
+
 // rsync -e and --rsh name the remote shell, which runs here; --rsync-path
-// names what runs on the other side.
+// names what runs on the other side, which is checked like a command ssh
+// runs there.
 func (c *checker) rsync(args []word, pl *plan) {
 	for i, a := range args {
+		if v, ok := optValue(args, i, "--rsync-path"); ok {
+			pl.ask(a.text, "rsync --rsync-path runs a command on the other side")
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "rsync --rsync-path") })
+		}
 		if v, ok := optValue(args, i, "-e", "--rsh"); ok {
 			pl.ask(a.text, "rsync "+a.text+" runs a program")
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "rsync -e") })

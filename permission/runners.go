@@ -264,6 +264,10 @@ var runners = map[string]bool{
 	"ld-linux-x86-64.so.2": true, "chronic": true, "ifne": true, "vipe": true, "lckdo": true,
 	"retry": true, "cpulimit": true, "trickle": true, "eatmydata": true, "tini": true, "dumb-init": true,
 	"catatonit": true, "nocache": true, "firejail-run": true, "bubblewrap": true, "with-contenv": true,
+	// They open a file or URL with whatever program the desktop's
+	// configuration names (a .desktop file runs its Exec line).
+	"xdg-open": true, "open": true, "gio": true, "kde-open": true, "gnome-open": true, "sensible-browser": true,
+	"scp": true, "sftp": true, "tclsh": true, "wish": true,
 }
 
 // runnerSubcommands run their arguments when given one of these
@@ -305,12 +309,12 @@ func (c *checker) denyScan(argv []word, from int, pl *plan) {
 	// A command inside one argument (gdb -ex 'shell sudo id', vim -c
 	// '!rm -rf x'): every tail of its words too.
 	for i := from; i < len(argv) && i < from+16; i++ {
-		f := strings.Fields(strings.TrimLeft(argv[i].text, "!:"))
+		f := strings.Fields(strings.TrimLeft(argv[i].text, "+!:"))
 		if len(f) < 2 {
 			continue
 		}
 		for k := 0; k < len(f) && k < 8; k++ {
-			t := strings.TrimLeft(strings.Join(f[k:], " "), "!")
+			t := strings.TrimLeft(strings.Join(f[k:], " "), "+!")
 			pl.inner = append(pl.inner, func() { c.quiet(t, argv[0].text) })
 		}
 	}
