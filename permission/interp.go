@@ -79,7 +79,7 @@ func (c *checker) sedScript(s string, pl *plan) {
 						// s/.*/sudo id/e runs the replacement: a denied
 						// command in it (matched text standing as
 						// arguments) is denied.
-						r := sedGroup().ReplaceAllString(parts[1], " {args} ")
+						r := sedGroup().ReplaceAllString(parts[1], " {args} ") + " {args}"
 						pl.inner = append(pl.inner, func() { c.quiet(r, "sed s///e") })
 					}
 					if k := strings.IndexByte(flags, 'w'); k >= 0 {

@@ -136,6 +136,7 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		for _, a := range args {
 			if !strings.HasPrefix(a.text, "-") {
 				c.writeWord(a, pl)
+				c.teeWrite(a, in)
 			}
 		}
 	case "cp", "mv", "install", "ln", "rsync", "scp":

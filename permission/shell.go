@@ -464,6 +464,26 @@ func (c *checker) recordWrite(s *syntax.Stmt) {
 	}
 }
 
+// teeWrite records what tee writes into a file: the literal text piped in
+// (echo 'sudo id' | tee x.sh), or something unknown.
+func (c *checker) teeWrite(f word, in stdin) {
+	if !f.static || f.glob {
+		return
+	}
+	abs, ok := c.abs(f.text)
+	if !ok {
+		return
+	}
+	switch {
+	case in.set && in.known && !in.file:
+		c.written[abs] = fileText{text: in.script, known: true}
+	case !in.set && c.piped && c.pipeKnown:
+		c.written[abs] = fileText{text: c.pipeText, known: true}
+	default:
+		c.written[abs] = fileText{}
+	}
+}
+
 // writtenScript returns what this command line wrote into a script file it
 // runs, if that is known.
 func (c *checker) writtenScript(p string) (string, bool) {
@@ -508,8 +528,34 @@ func producerText(s *syntax.Stmt) (string, bool) {
 			}
 		}
 	case "echo":
-		if len(s.Redirs) == 0 && (len(argv) == 1 || !strings.HasPrefix(argv[1].text, "-")) {
+		if len(s.Redirs) != 0 {
+			return "", false
+		}
+		if len(argv) == 1 || !strings.HasPrefix(argv[1].text, "-") {
 			return joinWords(argv[1:]), true
+		}
+		if f := argv[1].text; strings.Trim(f[1:], "neE") == "" && len(f) > 1 {
+			// echo -e 'a\nb': escapes read roughly, which is enough to
+			// see the commands in it.
+			return strings.ReplaceAll(joinWords(argv[2:]), `\n`, "\n"), true
+		}
+	case "printf":
+		// printf TEXT (no conversions) or printf '%s\n' WORDS...: the
+		// text as written, roughly.
+		if len(s.Redirs) != 0 || len(argv) < 2 || strings.HasPrefix(argv[1].text, "-") {
+			return "", false
+		}
+		f := argv[1].text
+		switch {
+		case !strings.Contains(f, "%"):
+			return strings.ReplaceAll(f, `\n`, "\n"), true
+		case f == "%s" || f == `%s\n` || f == `%s `:
+			sep := map[string]string{"%s": "", `%s\n`: "\n", `%s `: " "}[f]
+			var out []string
+			for _, a := range argv[2:] {
+				out = append(out, a.text)
+			}
+			return strings.Join(out, sep) + sep, true
 		}
 	}
 	return "", false
