@@ -171,6 +171,12 @@ func (c *checker) paramParts(x *syntax.ParamExp, inArith bool) {
 	if x.Excl && name != "" && x.Names == 0 {
 		c.useVar(name, "") // ${!x}: x's value is a name, subscript and all
 	}
+	if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && x.Exp.Word.Lit() == "P" && name != "" {
+		// ${x@P} expands x's value as a prompt: $( ), backquotes and ${ }
+		// in it run, as they do in arithmetic. The value is re-read the
+		// same way, and one the checker cannot know is at least ask.
+		c.useVar(name, "")
+	}
 }
 
 // arithNames records the variable names in literal arithmetic text.

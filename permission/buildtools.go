@@ -50,9 +50,27 @@ func (c *checker) makeTool(args []word, in stdin, pl *plan) {
 		if !ok || name == "" {
 			continue
 		}
+		if c.makeShellAssign(name, val, "make", pl) {
+			continue
+		}
 		name = strings.TrimRight(name, ":+?!")
 		c.makeVar(name, val, pl)
 	}
+}
+
+// makeShellAssign checks NAME != COMMAND (on the command line as
+// 'x!=cmd', or in makefile text): make runs COMMAND with the shell while it
+// reads the assignment. It reports whether name..=val was one.
+func (c *checker) makeShellAssign(name, val, via string, pl *plan) bool {
+	n := strings.TrimSpace(name)
+	if !strings.HasSuffix(n, "!") || strings.TrimSpace(strings.TrimSuffix(n, "!")) == "" {
+		return false
+	}
+	pl.ask(name+"="+val, via+": "+n+"= runs a shell command while make reads it")
+	c.makeShellCalls(val, pl)
+	w := word{text: strings.ReplaceAll(strings.TrimSpace(val), "$$", "$"), static: true}
+	pl.inner = append(pl.inner, func() { c.nestedScript(w, via+" "+n+"=") })
+	return true
 }
 
 // makeVar checks a make variable set on the command line or in a makefile.
@@ -67,6 +85,11 @@ func (c *checker) makeVar(name, val string, pl *plan) {
 		return
 	case "MAKEFILES", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", ".DEFAULT_GOAL", "MAKE", "MAKEOVERRIDES":
 		pl.ask(name+"="+val, "make reads other makefiles or options from "+name)
+		if strings.ToUpper(name) == "MAKE" && val != "" {
+			// Recipes run $(MAKE) for sub-makes: the program it names.
+			w := word{text: val, static: true}
+			pl.inner = append(pl.inner, func() { c.nestedProgram(w, "make MAKE") })
+		}
 		// make expands the value ($(shell ...) runs) and reads its
 		// options (--eval text is makefile text).
 		c.makeShellCalls(val, pl)
@@ -120,6 +143,9 @@ func (c *checker) makefileText(text, via string, pl *plan) {
 					pl.ask(p, via+" includes a makefile that "+strings.TrimPrefix(why, "reads "))
 				}
 			}
+			continue
+		}
+		if n, v, ok := strings.Cut(trim, "="); ok && c.makeShellAssign(n, v, via, pl) {
 			continue
 		}
 		if n, v, ok := strings.Cut(trim, "="); ok && (!strings.Contains(n, ":") || strings.HasSuffix(n, ":")) {

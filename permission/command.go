@@ -70,6 +70,11 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 	// as the program: the definition may sit in a branch that never runs.
 	var pl plan
 	c.inspect(base, argv, in, &pl)
+	if strings.Contains(name.text, "/") {
+		// ./x.sh after echo 'sudo id' > x.sh: the script this command
+		// line wrote.
+		c.scriptFile(name.text, name, &pl)
+	}
 	if !pl.noArgCheck {
 		c.argChecks(base, argv[1:], &pl)
 	}

@@ -45,7 +45,7 @@ ask = ["docs/**"]
 	//   allow bash -c rm -rf build  (runs the command checked below)
 	//   deny  rm -rf build  (deny rule `rm *` (config.toml))
 	// ask: no rule matches; default of config.toml is ask
-	//   ask   go run ./cmd/x  (no rule matches; default of config.toml is ask) [allow for session: `go run *`]
+	//   ask   go run ./cmd/x  (no rule matches; default of config.toml is ask) [allow for session: `go run ./cmd/x`]
 	// ask: ask rule `docs/**` (config.toml)
 	//   ask   docs/guide.md  (ask rule `docs/**` (config.toml)) [allow for session: `docs/**`]
 	// deny: protected path .git/**: git metadata (hooks and config run commands)

@@ -83,8 +83,27 @@ sub:
 			}
 		case "submodule":
 			if t == "foreach" && j+1 < len(sargs) {
-				w := concatWords(sargs[j+1:])
-				pl.inner = append(pl.inner, func() { c.nestedScript(w, "git submodule foreach") })
+				// foreach [--recursive] [--quiet] [--] CMD...
+				cmd := sargs[j+1:]
+				for len(cmd) > 0 && strings.HasPrefix(cmd[0].text, "-") {
+					dd := cmd[0].text == "--"
+					cmd = cmd[1:]
+					if dd {
+						break
+					}
+				}
+				if len(cmd) > 0 {
+					w := concatWords(cmd)
+					pl.inner = append(pl.inner, func() { c.nestedScript(w, "git submodule foreach") })
+				}
+			}
+		case "filter-branch":
+			// Every filter is a shell command, run for each commit.
+			for _, o := range []string{"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter", "--setup"} {
+				if v, ok := optValue(sargs, j, o); ok {
+					pl.ask(t, "git filter-branch "+o+" runs a command")
+					pl.inner = append(pl.inner, func() { c.nestedScript(v, "git filter-branch "+o) })
+				}
 			}
 		case "bisect":
 			if t == "run" && j+1 < len(sargs) {

@@ -45,6 +45,8 @@ func (c *checker) sed(args []word, pl *plan) {
 	}
 }
 
+var sedGroup = lazyRegexp(`\\[0-9]|&`)
+
 var sedCmd = lazyRegexp(`^\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*!?\s*([a-zA-Z{}=#:])(.*)$`)
 
 func (c *checker) sedScript(s string, pl *plan) {
@@ -55,6 +57,9 @@ func (c *checker) sedScript(s string, pl *plan) {
 		}
 		rest := strings.TrimSpace(m[2])
 		switch m[1] {
+		case "{":
+			// 1{e cmd}: the block's commands.
+			c.sedScript(strings.TrimSuffix(rest, "}"), pl)
 		case "e":
 			pl.ask(line, "sed e runs a shell command")
 			if rest != "" {
@@ -71,6 +76,11 @@ func (c *checker) sedScript(s string, pl *plan) {
 					flags := parts[len(parts)-1]
 					if strings.Contains(flags, "e") {
 						pl.ask(line, "sed s///e runs the result as a command")
+						// s/.*/sudo id/e runs the replacement: a denied
+						// command in it (matched text standing as
+						// arguments) is denied.
+						r := sedGroup().ReplaceAllString(parts[1], " {args} ") + " {args}"
+						pl.inner = append(pl.inner, func() { c.quiet(r, "sed s///e") })
 					}
 					if k := strings.IndexByte(flags, 'w'); k >= 0 {
 						c.writeWord(word{text: strings.TrimSpace(flags[k+1:]), static: true}, pl)
@@ -87,39 +97,68 @@ var (
 	quotedText = lazyRegexp(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`)
 )
 
-// awk: system(), pipes and print > file.
+// awk: system(), pipes and print > file. The program is the first
+// operand after the options (-v NAME=VALUE and -F SEP take a value), or
+// the text of -e/--source.
 func (c *checker) awk(args []word, pl *plan) {
-	ops := operands(args)
-	for i, a := range args {
-		if a.text == "-f" || strings.HasPrefix(a.text, "--file") {
-			pl.ask(a.text, "awk program read from a file is not checked")
+	var progs []word
+	i, before := 0, 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		for _, o := range []string{"-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"} {
+			if t == o || strings.HasPrefix(t, o+"=") || (len(o) == 2 && strings.HasPrefix(t, o) && !strings.HasPrefix(t, "--")) {
+				pl.ask(t, "awk program read from a file is not checked")
+				return
+			}
+		}
+		if v, ok := optValue(args, i, "-e", "--source"); ok {
+			progs = append(progs, v)
+			if t == "-e" || t == "--source" {
+				i++
+				before++
+			}
+			continue
+		}
+		if t == "-v" || t == "-F" || t == "--assign" || t == "--field-separator" {
+			i++
+			before++
+		}
+	}
+	if len(progs) == 0 {
+		if i >= len(args) {
 			return
 		}
-		_ = i
+		progs = append(progs, args[i])
+		before++
 	}
-	if len(ops) == 0 {
-		return
-	}
-	pl.patterns = 1
-	prog := ops[0]
-	if !prog.static {
-		pl.ask(prog.text, "awk program is not a literal")
-		return
-	}
-	if awkRuns().MatchString(prog.text) {
-		pl.ask(prog.text, "awk program runs shell commands")
-		c.quotedCommands(prog.text, "awk", pl)
-	}
-	if awkWrites().MatchString(prog.text) {
-		pl.ask(prog.text, "awk program writes files")
+	pl.patterns = before
+	for _, prog := range progs {
+		if !prog.static {
+			pl.ask(prog.text, "awk program is not a literal")
+			continue
+		}
+		if awkRuns().MatchString(prog.text) {
+			pl.ask(prog.text, "awk program runs shell commands")
+			c.quotedCommands(prog.text, "awk", pl)
+		}
+		if awkWrites().MatchString(prog.text) {
+			pl.ask(prog.text, "awk program writes files")
+		}
 	}
 }
 
-var runsCode = lazyRegexp(`system|exec|popen|spawn|subprocess|child_process|shell_exec|passthru|` + "`" + `|os\.|Process|Runtime|run\(`)
+var runsCode = lazyRegexp(`system|exec|popen|spawn|subprocess|child_process|shell_exec|passthru|` + "`" + `|os\.|Process|Runtime|run\(|\bqx|%x|open\s*\(|Open3|pipe|IO\.`)
 
 // interpreter: inline code is ask; string literals in code that runs
 // commands are checked so that a visible denied program is denied.
-func (c *checker) interpreter(base string, args []word, pl *plan) {
+func (c *checker) interpreter(base string, args []word, in stdin, pl *plan) {
 	pl.noArgCheck = true
 	for i, a := range args {
 		for _, o := range []string{"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-n"} {
@@ -140,14 +179,41 @@ func (c *checker) interpreter(base string, args []word, pl *plan) {
 			pl.ask(a.text, base+" "+o+" runs inline code")
 			if v.static && runsCode().MatchString(v.text) {
 				c.quotedCommands(v.text, base, pl)
+				c.codeWords(v.text, base, pl)
 			}
 		}
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") {
 		pl.ask(args[0].text, base+" runs a program file whose contents are not checked")
 	}
-	if len(args) == 0 {
+	if len(args) == 0 || (len(args) == 1 && args[0].text == "-") {
 		pl.ask(base, base+" reads a program from input")
+		// The program is a here-document or literal text piped in
+		// (python3 <<EOF, echo 'exec sudo id' | tclsh): a denied command
+		// visible in it is denied.
+		code, known := in.script, in.set && in.known && !in.file
+		if !known && !in.set && c.piped && c.pipeKnown {
+			code, known = c.pipeText, true
+		}
+		if known && runsCode().MatchString(code) {
+			c.quotedCommands(code, base, pl)
+			c.codeWords(code, base, pl)
+		}
+	}
+}
+
+// codeWords checks the words of code as commands, keeping only denials:
+// `system q(rm -rf x)`, backquotes, `exec "sudo","id"` or
+// subprocess.run(["sudo","id"]) (a list of arguments) name a denied
+// program without any one string literal holding the command. Each word
+// starts a command of at most eight words.
+func (c *checker) codeWords(code, via string, pl *plan) {
+	f := strings.FieldsFunc(code, func(r rune) bool {
+		return strings.ContainsRune(" \t\r\n\"'`(){}[],;|&<>$@%\\", r)
+	})
+	for k := 0; k < len(f) && k < 128; k++ {
+		t := strings.Join(f[k:min(len(f), k+8)], " ")
+		pl.inner = append(pl.inner, func() { c.quiet(t, via) })
 	}
 }
 

@@ -30,11 +30,15 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			pl.inner = append(pl.inner, func() { c.nestedScript(word{text: s, static: true}, base+" here-document") })
 		} else {
 			pl.ask(joinWords(argv), "runs a script file whose contents are not checked")
+			if len(args) > 0 {
+				c.scriptFile(base, args[0], pl)
+			}
 		}
 	case "command", "builtin", "exec", "nohup", "nice", "timeout", "time", "stdbuf", "setsid",
 		"ionice", "busybox", "toybox", "flock", "watch", "chroot", "strace", "ltrace", "unbuffer":
 		c.wrapper(base, args, in, pl)
-	case "taskset", "chrt", "prlimit", "unshare", "fakeroot", "ssh-agent", "setpriv", "script", "parallel", "sem":
+	case "taskset", "chrt", "prlimit", "unshare", "fakeroot", "ssh-agent", "setpriv", "script", "parallel", "sem",
+		"setarch", "linux32", "linux64", "i386", "x86_64", "capsh":
 		c.wrapper2(base, args, in, pl)
 	case "sudo", "doas", "su", "pkexec", "run0", "runuser":
 		c.privileged(base, args, in, pl)
@@ -81,6 +85,15 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 				}
 			}
 		}
+	case "sort", "wc", "du":
+		for i, a := range args {
+			if _, ok := optValue(args, i, "--files0-from"); ok {
+				// The file names the files read: any path at all.
+				pl.ask(a.text, base+" --files0-from reads the files a list names, which are not known here")
+			}
+		}
+	}
+	switch base {
 	case "sort":
 		for i, a := range args {
 			if v, ok := optValue(args, i, "--compress-program"); ok {
@@ -123,6 +136,7 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		for _, a := range args {
 			if !strings.HasPrefix(a.text, "-") {
 				c.writeWord(a, pl)
+				c.teeWrite(a, in)
 			}
 		}
 	case "cp", "mv", "install", "ln", "rsync", "scp":
@@ -149,19 +163,36 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		c.sed(args, pl)
 	case "awk", "gawk", "mawk", "nawk":
 		c.awk(args, pl)
-	case "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "Rscript", "tclsh", "osascript":
-		c.interpreter(base, args, pl)
+	case "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "Rscript", "tclsh", "osascript", "wish", "expect":
+		c.interpreter(base, args, in, pl)
 	case "alias":
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a.text, "="); ok {
 				w := word{text: v, static: a.static}
 				pl.ask(a.text, "alias changes what a later command runs")
 				pl.inner = append(pl.inner, func() { c.nestedScript(w, "alias") })
+				// The alias runs with the arguments of every later use:
+				// alias ls=sudo; ls id runs sudo id.
+				if w.static {
+					t := w.text + " {args}"
+					pl.inner = append(pl.inner, func() { c.quiet(t, "alias") })
+				}
 			}
 		}
 		pl.noArgCheck = true
+	case "at", "batch", "crontab":
+		c.scheduled(base, in, pl)
 	case "trap":
 		c.trap(args, pl)
+	case "hash":
+		// hash -p PATH NAME: NAME runs PATH from now on, with the
+		// arguments of every later use (hash -p /usr/bin/sudo ls; ls id).
+		for i, a := range args {
+			if v, ok := optValue(args, i, "-p"); ok && strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") {
+				pl.ask(a.text, "hash -p changes which program a name runs")
+				pl.inner = append(pl.inner, func() { c.nestedProgram(v, "hash -p") })
+			}
+		}
 	case "export", "declare", "typeset", "local", "readonly":
 		// Reached only when written unusually (e.g. via command); the
 		// parser's DeclClause handles the normal case.
@@ -181,13 +212,11 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 			}
 		}
 		pl.noArgCheck = true
-	case "ssh":
-		for i := range args {
-			if v, ok := optValue(args, i, "-o"); ok && strings.HasPrefix(strings.ToLower(v.text), "proxycommand=") {
-				w := word{text: v.text[len("proxycommand="):], static: v.static}
-				pl.inner = append(pl.inner, func() { c.nestedScript(w, "ssh ProxyCommand") })
-			}
-		}
+	case "ssh", "sftp":
+		c.sshOptions(base, args, pl)
+	}
+	if base == "scp" {
+		c.sshOptions(base, args, pl)
 	}
 	if base == "rsync" {
 		c.rsync(args, pl)
@@ -196,15 +225,103 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	c.followChecks(base, args, pl)
 }
 
+// sshCommandKeys are ssh options whose value is a command: ProxyCommand,
+// LocalCommand and KnownHostsCommand run here, RemoteCommand on the
+// other side (like ssh HOST CMD).
+var sshCommandKeys = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true, "remotecommand": true}
+
+// sshOptions checks ssh, scp and sftp's -o KEY=VALUE (also -oKEY=VALUE and
+// "KEY VALUE") for commands, and scp/sftp -S PROGRAM, which runs in place
+// of ssh.
+func (c *checker) sshOptions(base string, args []word, pl *plan) {
+	for i, a := range args {
+		if v, ok := optValue(args, i, "-o"); ok && strings.HasPrefix(a.text, "-o") {
+			kv := strings.TrimSpace(v.text)
+			k := strings.IndexAny(kv, "= \t")
+			if k < 0 {
+				continue
+			}
+			key := strings.ToLower(kv[:k])
+			if !sshCommandKeys[key] {
+				continue
+			}
+			w := word{text: strings.TrimLeft(kv[k:], "= \t"), static: v.static}
+			pl.ask(a.text, base+" -o "+kv[:k]+" runs a command")
+			pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" "+kv[:k]) })
+		}
+		if v, ok := optValue(args, i, "-S"); ok && base != "ssh" && strings.HasPrefix(a.text, "-S") {
+			pl.ask(a.text, base+" -S names the program run instead of ssh")
+			pl.inner = append(pl.inner, func() { c.nestedProgram(v, base+" -S") })
+		}
+	}
+}
+
 // rsync -e and --rsh name the remote shell, which runs here; --rsync-path
-// names what runs on the other side.
+// names what runs on the other side, which is checked like a command ssh
+// runs there.
 func (c *checker) rsync(args []word, pl *plan) {
 	for i, a := range args {
+		if v, ok := optValue(args, i, "--rsync-path"); ok {
+			pl.ask(a.text, "rsync --rsync-path runs a command on the other side")
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "rsync --rsync-path") })
+		}
 		if v, ok := optValue(args, i, "-e", "--rsh"); ok {
 			pl.ask(a.text, "rsync "+a.text+" runs a program")
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "rsync -e") })
 		}
 	}
+}
+
+// scriptFile checks the script a shell or source reads from a file, when
+// the command line shows what the file holds: <(echo sudo id) or a file
+// it wrote itself (echo 'sudo id' > x.sh; source x.sh). A script from a
+// download is denied, as `curl ... | sh` is.
+func (c *checker) scriptFile(base string, f word, pl *plan) {
+	text, known := "", false
+	switch {
+	case f.proc != nil && f.proc.download:
+		pl.deny(f.text, base+" runs what a download command fetched")
+		return
+	case f.proc != nil:
+		text, known = f.proc.text, f.proc.known
+	case f.static && !f.glob:
+		text, known = c.writtenScript(f.text)
+	}
+	if known {
+		w := word{text: text, static: true}
+		pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" "+f.text) })
+	}
+}
+
+// scheduled checks what at, batch and crontab read on standard input when
+// it is literal (a here-document, a here-string, echo piped in): the job
+// runs later, but it runs. A crontab line is five time fields (or @daily
+// and the like) and the command.
+func (c *checker) scheduled(base string, in stdin, pl *plan) {
+	pl.ask(base, base+" schedules commands to run later")
+	text, known := in.script, in.set && in.known && !in.file
+	if !known && !in.set && c.piped && c.pipeKnown {
+		text, known = c.pipeText, true
+	}
+	if !known {
+		return
+	}
+	if base == "crontab" {
+		var cmds []string
+		for _, line := range strings.Split(text, "\n") {
+			f := strings.Fields(line)
+			switch {
+			case len(f) == 0 || strings.HasPrefix(f[0], "#"):
+			case strings.HasPrefix(f[0], "@") && len(f) > 1:
+				cmds = append(cmds, strings.Join(f[1:], " "))
+			case len(f) > 5 && !strings.Contains(f[0], "="):
+				cmds = append(cmds, strings.Join(f[5:], " "))
+			}
+		}
+		text = strings.Join(cmds, "\n")
+	}
+	w := word{text: text, static: true}
+	pl.inner = append(pl.inner, func() { c.nestedScript(w, base+" job") })
 }
 
 // trap: the action is a command run later (on a signal or at exit); `-`,

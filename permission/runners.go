@@ -90,6 +90,43 @@ func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
 		inner = skipOptions(args, "", []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups",
 			"--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label",
 			"--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"})
+	case "setarch", "linux32", "linux64", "i386", "x86_64":
+		// setarch [ARCH] [-BFILRSTXZ3v] [CMD ...]; the others are
+		// setarch named by the architecture. Without a command they
+		// start a shell. Any denied command in the arguments is denied
+		// whatever the options turn out to be.
+		rest := args
+		if base == "setarch" && len(rest) > 0 && !strings.HasPrefix(rest[0].text, "-") {
+			rest = rest[1:]
+		}
+		inner = skipOptions(rest, "", nil)
+		c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
+		if len(inner) == 0 {
+			pl.transparent = false
+			pl.ask(base, base+" without a command starts a shell that reads commands from input")
+			return
+		}
+	case "capsh":
+		// capsh ... -- ARGS runs bash with ARGS (capsh -- -c 'cmd');
+		// --shell=PROG names another shell, == re-runs capsh.
+		pl.transparent = false
+		pl.ask("capsh", "capsh changes capabilities and runs a shell")
+		c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
+		sh := "bash"
+		for i, a := range args {
+			if v, ok := optValue(args, i, "--shell"); ok {
+				sh = v.text
+			}
+			if a.text == "--" {
+				shArgs := args[i+1:]
+				if sh != "bash" && sh != "/bin/bash" {
+					pl.inner = append(pl.inner, func() { c.nestedProgram(word{text: sh, static: true}, "capsh --shell") })
+				}
+				c.shell("bash", shArgs, in, pl)
+				break
+			}
+		}
+		return
 	case "script":
 		c.script1(args, pl)
 		return
@@ -227,6 +264,10 @@ var runners = map[string]bool{
 	"ld-linux-x86-64.so.2": true, "chronic": true, "ifne": true, "vipe": true, "lckdo": true,
 	"retry": true, "cpulimit": true, "trickle": true, "eatmydata": true, "tini": true, "dumb-init": true,
 	"catatonit": true, "nocache": true, "firejail-run": true, "bubblewrap": true, "with-contenv": true,
+	// They open a file or URL with whatever program the desktop's
+	// configuration names (a .desktop file runs its Exec line).
+	"xdg-open": true, "open": true, "gio": true, "kde-open": true, "gnome-open": true, "sensible-browser": true,
+	"scp": true, "sftp": true, "tclsh": true, "wish": true,
 }
 
 // runnerSubcommands run their arguments when given one of these
@@ -268,12 +309,12 @@ func (c *checker) denyScan(argv []word, from int, pl *plan) {
 	// A command inside one argument (gdb -ex 'shell sudo id', vim -c
 	// '!rm -rf x'): every tail of its words too.
 	for i := from; i < len(argv) && i < from+16; i++ {
-		f := strings.Fields(strings.TrimLeft(argv[i].text, "!:"))
+		f := strings.Fields(strings.TrimLeft(argv[i].text, "+!:"))
 		if len(f) < 2 {
 			continue
 		}
 		for k := 0; k < len(f) && k < 8; k++ {
-			t := strings.TrimLeft(strings.Join(f[k:], " "), "!")
+			t := strings.TrimLeft(strings.Join(f[k:], " "), "+!")
 			pl.inner = append(pl.inner, func() { c.quiet(t, argv[0].text) })
 		}
 	}

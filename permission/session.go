@@ -31,13 +31,17 @@ func Generalise(text string) string {
 		return ""
 	}
 	head := f[0]
-	if len(f) == 1 || strings.Contains(head, "/") || neverGeneralise[path.Base(head)] || runners[head] || destructive(f) {
+	// A head that is an option or a placeholder ({args}, {}) is the tail
+	// of a wrapper's command line, not a program: `-- *` or `{} *` would
+	// be a rule about nothing anyone approved.
+	odd := strings.HasPrefix(head, "-") || strings.ContainsAny(head, "{}$`")
+	if len(f) == 1 || odd || strings.Contains(head, "/") || neverGeneralise[path.Base(head)] || runners[head] || destructive(f) || subRunsCode(f) {
 		return quoteGlob(strings.Join(f, " "))
 	}
 	if _, ok := runnerSubcommands[head]; ok && len(f) > 1 && contains(runnerSubcommands[head], f[1]) {
 		return quoteGlob(strings.Join(f, " "))
 	}
-	if subcommands[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\") {
+	if subcommands[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\{}") {
 		return quoteGlob(head+" "+f[1]) + " *"
 	}
 	if subcommands[head] {
@@ -73,6 +77,10 @@ var neverGeneralise = map[string]bool{
 	"nodejs": true, "gawk": true, "mawk": true, "nawk": true, "gsed": true, "Rscript": true,
 	"tclsh": true, "tar": true, "man": true, "mapfile": true, "readarray": true,
 	"let": true, "declare": true, "typeset": true, "local": true, "export": true, "readonly": true,
+	"hash": true, "setarch": true, "linux32": true, "linux64": true, "i386": true, "x86_64": true,
+	"capsh": true, "scp": true, "sftp": true, "xdg-open": true, "open": true, "gio": true,
+	"crontab": true, "at": true, "batch": true, "enable": true, "complete": true, "compgen": true,
+	"bind": true, "fc": true, "coproc": true, "vim": true, "wish": true,
 }
 
 // destructiveProgs delete, overwrite or re-permission what they are given.
@@ -121,6 +129,31 @@ var destructiveSubs = map[string][]string{
 	"make":      {"clean", "distclean", "mrproper", "uninstall", "install", "deploy", "publish", "release"},
 }
 
+// codeSubs are subcommands that run code or commands named in their
+// arguments or in files the repository controls (go generate runs the
+// //go:generate lines, git bisect run its command): like an interpreter,
+// their session rule stays exact.
+var codeSubs = map[string][]string{
+	"go":  {"run", "generate", "tool"},
+	"git": {"bisect", "difftool", "mergetool", "daemon", "instaweb", "send-email", "credential"},
+}
+
+// subRunsCode reports a tool-with-subcommand command whose subcommand runs
+// code or commands it is given.
+func subRunsCode(f []string) bool {
+	subs, ok := codeSubs[path.Base(f[0])]
+	if !ok {
+		return false
+	}
+	for _, a := range f[1:] {
+		if strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
+			continue
+		}
+		return contains(subs, a)
+	}
+	return false
+}
+
 // destructive reports a command whose session rule must stay exact.
 func destructive(f []string) bool {
 	head := path.Base(f[0])
@@ -165,6 +198,12 @@ func tooBroad(p string) string {
 	}
 	if neverGeneralise[path.Base(head)] || runners[path.Base(head)] || strings.Contains(head, "/") {
 		return head + " runs other programs; approve exact commands instead"
+	}
+	if strings.HasPrefix(head, "-") || strings.ContainsAny(head, "{}$`") {
+		return head + " is not a program name; approve exact commands instead"
+	}
+	if subRunsCode(f) {
+		return "this " + head + " subcommand runs code or commands it is given; approve exact commands instead"
 	}
 	if destructive(f) || head == "pacman" || head == "yay" || head == "paru" {
 		return "a wildcard rule for " + head + " would allow destroying anything; approve exact commands instead"

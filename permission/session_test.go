@@ -37,21 +37,21 @@ func TestAllowForSession(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	e, err := New(ws, corpusRules(), RuleSet{Source: "user", Tools: Permissions{
-		"bash":       {Ask: []string{"go run*"}},
+		"bash":       {Ask: []string{"go build*"}},
 		"write_file": {Default: Ask},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The UI shows the suggestion of each part that can be approved.
-	d := e.CheckCommand("go vet ./pkg/... && go run ./cmd/x")
+	d := e.CheckCommand("go vet ./pkg/... && go build ./cmd/x")
 	var sugg []string
 	for _, p := range d.Parts {
 		if p.Suggest != "" {
 			sugg = append(sugg, p.Suggest)
 		}
 	}
-	if d.Verdict != Ask || strings.Join(sugg, ",") != "go vet *,go run *" {
+	if d.Verdict != Ask || strings.Join(sugg, ",") != "go vet *,go build *" {
 		t.Fatalf("verdict %s, suggestions %q\n%s", d.Verdict, sugg, d.Explain())
 	}
 	for _, s := range sugg {
@@ -64,7 +64,7 @@ func TestAllowForSession(t *testing.T) {
 		want Verdict
 	}{
 		{"go vet ./other/...", Allow},
-		{"go run ./cmd/y", Allow},                 // lifts an explicit ask rule
+		{"go build ./cmd/y", Allow},               // lifts an explicit ask rule
 		{"go vet ./... > ~/.bashrc", Ask},         // never a structural ask
 		{"go vet $(cat .env)", Ask},               // nor the parts it runs
 		{"GOFLAGS=-toolexec=x go vet ./...", Ask}, // nor dangerous environment
@@ -310,6 +310,12 @@ func TestGeneraliseNeverBroadens(t *testing.T) {
 		"timeout 1 true", "nice true", "nohup true", "stdbuf -oL true", "flock l true", "watch true",
 		"ionice true", "setsid true", "strace true", "bash -c true", "python3 x.py", "ssh host true",
 		"npx cowsay", "npm exec cowsay", "numactl -C 0 true", "sudo true", "find . -exec true {} +",
+		// red team session 4: more wrappers, programs that run code they
+		// are given, and the tails of wrapped command lines
+		"setarch x86_64 true", "linux64 true", "capsh -- -c true", "hash -p /bin/true t", "alias t=true",
+		"scp a host:b", "sftp host", "xdg-open f", "at now", "crontab f", "tclsh x.tcl", "unbuffer -p true",
+		"go run ./cmd/x", "go generate ./...", "go tool x", "git bisect run make test", "git difftool -x true",
+		"git submodule foreach true", "-- true", "-p true",
 		// destructive programs
 		"rm old.log", "rm -rf build", "mv a b", "cp a b", "chmod -R 755 dir", "chmod +x f", "chown me f",
 		"dd if=a of=b", "truncate -s 0 f", "shred f", "unlink f", "ln -sf a b", "tee f", "rsync -a --delete a/ b/",

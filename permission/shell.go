@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"path"
 	"reflect"
 	"strings"
 
@@ -63,10 +64,13 @@ type checker struct {
 	// echo of literal words) writes into the pipe the current command reads.
 	pipeText  string
 	pipeKnown bool
+	// written is what the command line wrote into files so far, by
+	// absolute path.
+	written map[string]fileText
 }
 
 func newChecker(e *Engine, d *Decision, cwd string) *checker {
-	return &checker{e: e, d: d, cwd: cwd, funcs: map[string]bool{}, aliases: map[string][]string{}, vars: newShellVars()}
+	return &checker{e: e, d: d, cwd: cwd, funcs: map[string]bool{}, aliases: map[string][]string{}, vars: newShellVars(), written: map[string]fileText{}}
 }
 
 // script parses and walks a shell script at a nesting depth. via names the
@@ -200,6 +204,7 @@ func (c *checker) stmt(s *syntax.Stmt) {
 		}
 	case *syntax.CallExpr:
 		c.call(x, extra, in, redirs)
+		c.recordWrite(s)
 	default:
 		for _, p := range extra {
 			c.d.add(p)
@@ -251,6 +256,17 @@ func (c *checker) compound(x syntax.Command) {
 	case *syntax.ForClause:
 		c.forClause(x)
 	case *syntax.TimeClause:
+		// bash's time keyword takes -p and then --: `time -- sudo id`
+		// runs sudo, where the parser sees a command named --.
+		if s := x.Stmt; s != nil {
+			if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 1 && call.Args[0].Lit() == "--" {
+				cp, cs := *call, *s
+				cp.Args = call.Args[1:]
+				cs.Cmd = &cp
+				c.stmt(&cs)
+				return
+			}
+		}
 		c.stmt(x.Stmt)
 	case *syntax.CoprocClause:
 		c.stmt(x.Stmt)
@@ -292,7 +308,13 @@ func (c *checker) call(x *syntax.CallExpr, extra []Part, in stdin, redirs []stri
 	var argv []word
 	for _, w := range x.Args {
 		c.visit(w)
-		argv = append(argv, fields(w)...)
+		fs := fields(w)
+		if len(w.Parts) == 1 && len(fs) == 1 {
+			if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+				fs[0].proc = procText(ps)
+			}
+		}
+		argv = append(argv, fs...)
 	}
 	c.command(argv, extra, in, redirs)
 }
@@ -313,6 +335,16 @@ func (c *checker) assign(name string, val word) []Part {
 			f()
 		}
 	}
+	if promptVar(name) {
+		// bash expands a prompt's value when it shows it, $( ) included:
+		// PS4='$(cmd)' runs cmd at every line `set -x` traces, PS1 at
+		// every prompt of an interactive shell.
+		if val.static {
+			c.arithText(val.text, "")
+		} else {
+			out = append(out, Part{Text: name + "=" + val.text, Verdict: Ask, Structural: true, Reason: name + " holds a prompt that is not a literal"})
+		}
+	}
 	if commandVar(name) {
 		if val.static {
 			v := strings.TrimLeft(val.text, "|-")
@@ -322,6 +354,15 @@ func (c *checker) assign(name string, val word) []Part {
 		}
 	}
 	return out
+}
+
+// promptVar reports the variables bash expands as prompts.
+func promptVar(name string) bool {
+	switch name {
+	case "PS0", "PS1", "PS2", "PS3", "PS4":
+		return true
+	}
+	return false
 }
 
 // strictest merges structural parts into p: the verdict is the strictest,
@@ -363,6 +404,97 @@ func (c *checker) ruled(text, base string, canon []string, transparent, denyInsi
 	return p
 }
 
+// procText is what reading <(...) gives: the text of a literal producer
+// (echo sudo id), or a download's output.
+func procText(ps *syntax.ProcSubst) *fileText {
+	ft := &fileText{}
+	if len(ps.Stmts) == 1 {
+		ft.text, ft.known = producerText(ps.Stmts[0])
+	}
+	syntax.Walk(ps, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 && downloaders[path.Base(call.Args[0].Lit())] {
+			ft.download = true
+		}
+		return true
+	})
+	return ft
+}
+
+// recordWrite remembers what a statement writes into a literal file with
+// > or >> when a literal producer writes it (echo 'sudo id' > x.sh,
+// cat > x.sh <<EOF): a later `source x.sh` or `bash x.sh` in the same
+// command line runs that text. Any other write makes the content unknown.
+func (c *checker) recordWrite(s *syntax.Stmt) {
+	var target *syntax.Word
+	var app bool
+	var rest []*syntax.Redirect
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			target, app = r.Word, r.Op == syntax.AppOut || r.Op == syntax.AppAll
+		default:
+			rest = append(rest, r)
+		}
+	}
+	if target == nil {
+		return
+	}
+	ws := fields(target)
+	if len(ws) != 1 || !ws[0].static || ws[0].glob {
+		return
+	}
+	abs, ok := c.abs(ws[0].text)
+	if !ok {
+		return
+	}
+	cp := *s
+	cp.Redirs = rest
+	text, known := producerText(&cp)
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok && known && len(call.Args) > 0 && call.Args[0].Lit() == "echo" {
+		text += "\n"
+	}
+	old, had := c.written[abs]
+	switch {
+	case !known:
+		c.written[abs] = fileText{}
+	case app && had:
+		c.written[abs] = fileText{text: old.text + text, known: old.known}
+	default:
+		c.written[abs] = fileText{text: text, known: true}
+	}
+}
+
+// teeWrite records what tee writes into a file: the literal text piped in
+// (echo 'sudo id' | tee x.sh), or something unknown.
+func (c *checker) teeWrite(f word, in stdin) {
+	if !f.static || f.glob {
+		return
+	}
+	abs, ok := c.abs(f.text)
+	if !ok {
+		return
+	}
+	switch {
+	case in.set && in.known && !in.file:
+		c.written[abs] = fileText{text: in.script, known: true}
+	case !in.set && c.piped && c.pipeKnown:
+		c.written[abs] = fileText{text: c.pipeText, known: true}
+	default:
+		c.written[abs] = fileText{}
+	}
+}
+
+// writtenScript returns what this command line wrote into a script file it
+// runs, if that is known.
+func (c *checker) writtenScript(p string) (string, bool) {
+	abs, ok := c.abs(p)
+	if !ok {
+		return "", false
+	}
+	ft, ok := c.written[abs]
+	return ft.text, ok && ft.known
+}
+
 // producerText returns what a pipeline's left side writes when it is
 // literal: `cat` with a here-document or here-string, or `echo` of literal
 // words without options.
@@ -396,8 +528,34 @@ func producerText(s *syntax.Stmt) (string, bool) {
 			}
 		}
 	case "echo":
-		if len(s.Redirs) == 0 && (len(argv) == 1 || !strings.HasPrefix(argv[1].text, "-")) {
+		if len(s.Redirs) != 0 {
+			return "", false
+		}
+		if len(argv) == 1 || !strings.HasPrefix(argv[1].text, "-") {
 			return joinWords(argv[1:]), true
+		}
+		if f := argv[1].text; strings.Trim(f[1:], "neE") == "" && len(f) > 1 {
+			// echo -e 'a\nb': escapes read roughly, which is enough to
+			// see the commands in it.
+			return strings.ReplaceAll(joinWords(argv[2:]), `\n`, "\n"), true
+		}
+	case "printf":
+		// printf TEXT (no conversions) or printf '%s\n' WORDS...: the
+		// text as written, roughly.
+		if len(s.Redirs) != 0 || len(argv) < 2 || strings.HasPrefix(argv[1].text, "-") {
+			return "", false
+		}
+		f := argv[1].text
+		switch {
+		case !strings.Contains(f, "%"):
+			return strings.ReplaceAll(f, `\n`, "\n"), true
+		case f == "%s" || f == `%s\n` || f == `%s `:
+			sep := map[string]string{"%s": "", `%s\n`: "\n", `%s `: " "}[f]
+			var out []string
+			for _, a := range argv[2:] {
+				out = append(out, a.text)
+			}
+			return strings.Join(out, sep) + sep, true
 		}
 	}
 	return "", false

@@ -64,6 +64,13 @@ func (c *checker) readPath(p string) (Verdict, string) {
 		return Allow, ""
 	}
 	if sensitiveName(p) {
+		// A sensitive name behind a symlink leading out is still the
+		// symlink read (deny), not only a sensitive file (ask).
+		if abs, ok := c.abs(p); ok && (within(c.e.ws, abs) || within(c.e.real, abs)) {
+			if _, why := c.e.resolve(abs); strings.Contains(why, "outside") {
+				return Deny, "reads " + p + ", which " + why
+			}
+		}
 		return Ask, "names a sensitive file: " + p
 	}
 	abs, ok := c.abs(p)

@@ -13,6 +13,18 @@ type word struct {
 	text   string // value; for dynamic parts, their source text
 	static bool   // the value is fully known before running anything
 	glob   bool   // contains unquoted glob characters, expanded at run time
+	// proc is set for a word that is one input process substitution
+	// <(...): what reading the file it names gives.
+	proc *fileText
+}
+
+// fileText is what a file holds, as far as the command line shows it:
+// the text a literal producer writes into it, or that it comes from a
+// download.
+type fileText struct {
+	text     string
+	known    bool
+	download bool
 }
 
 // maxFields bounds brace expansion.

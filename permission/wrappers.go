@@ -43,6 +43,13 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 	pl.noArgCheck = true
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a.proc != nil {
+			// bash <(echo sudo id): the script is what the
+			// substitution writes.
+			pl.ask(a.text, base+" runs a script from a process substitution")
+			c.scriptFile(base, a, pl)
+			return
+		}
 		if !a.static {
 			pl.ask(a.text, base+" option is not a literal")
 			return
@@ -84,8 +91,10 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 		if stdinPath(t) {
 			goto stdinScript // bash /dev/stdin <<EOF reads the here-document
 		}
-		// A script file: its contents are not checked.
+		// A script file: its contents are not checked, unless this
+		// command line wrote them.
 		pl.ask(joinWords(args[i:]), base+" runs a script file whose contents are not checked")
+		c.scriptFile(base, a, pl)
 		return
 	}
 	if len(args) > 0 && args[0].text != "" && !(args[0].static && stdinPath(args[0].text)) {
@@ -121,16 +130,25 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 	var inner []word
 	switch base {
 	case "command":
-		for len(args) > 0 && args[0].text == "-p" {
+		// command [-pVv] [--] NAME ...: -p may be bundled with -v (-pv),
+		// and -- ends the options (command -- sudo id runs sudo).
+		for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && len(args[0].text) > 1 {
+			t := args[0].text
+			if t == "--" {
+				args = args[1:]
+				break
+			}
+			if strings.ContainsAny(t, "vV") {
+				pl.transparent = false
+				return
+			}
 			args = args[1:]
 		}
-		if len(args) > 0 && (args[0].text == "-v" || args[0].text == "-V") {
-			pl.transparent = false
-			return
-		}
 		inner = args
-	case "builtin", "nohup", "unbuffer":
+	case "builtin", "nohup":
 		inner = args
+	case "unbuffer":
+		inner = skipOptions(args, "", nil) // unbuffer -p CMD: -p is a flag
 	case "exec":
 		inner = skipOptions(args, "a", nil)
 	case "nice":
@@ -164,7 +182,9 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 			return
 		}
 	case "watch":
-		inner = skipOptions(args, "nd", []string{"--interval", "--differences"})
+		// -d takes its value (permanent) only attached: watch -d -n 1
+		// CMD runs CMD. -q (--equexit) takes one.
+		inner = skipOptions(args, "nq", []string{"--interval", "--equexit"})
 		if len(inner) > 0 {
 			w := concatWords(inner)
 			pl.inner = append(pl.inner, func() { c.nestedScript(w, "watch") })
@@ -178,7 +198,13 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 			inner = inner[1:]
 		}
 	case "strace", "ltrace":
-		inner = skipOptions(args, "eoOpPsuUaSEI", nil)
+		// -o FILE (also -oFILE, --output=FILE) writes the trace.
+		for i := 0; i < len(args) && strings.HasPrefix(args[i].text, "-") && args[i].text != "--"; i++ {
+			if v, ok := optValue(args, i, "-o", "--output"); ok {
+				c.writeWord(v, pl)
+			}
+		}
+		inner = skipOptions(args, "eoOpPsuUaSEIbXAn", []string{"--output", "--trace", "--signal", "--attach", "--user", "--string-limit"})
 	}
 	if len(inner) == 0 {
 		if base == "exec" {
@@ -240,6 +266,16 @@ func (c *checker) env(args []word, in stdin, pl *plan) {
 			goto done
 		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "--split-string="):
 			v, _ := optValue(args, i, "-S", "--split-string")
+			pl.inner = append(pl.inner, func() { c.nestedScript(v, "env -S") })
+			return
+		case len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "S") && strings.Trim(t[1:strings.Index(t, "S")], "iv0") == "":
+			// Bundled or attached: env -S'cmd', env -iS 'cmd', env -vS
+			// 'cmd' split the string into the command.
+			k := strings.Index(t, "S")
+			v := word{text: t[k+1:], static: args[i].static}
+			if v.text == "" && i+1 < len(args) {
+				v = args[i+1]
+			}
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "env -S") })
 			return
 		case t == "-u" || t == "--unset" || t == "-C" || t == "--chdir":
