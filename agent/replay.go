@@ -170,9 +170,11 @@ func callsOf(turns []Message) []ToolCall {
 
 // spillName matches the spill files named in results, whose names are
 // random.
-var spillName = regexp.MustCompile(`\S*[A-Za-z0-9_-]+-\d{3,}-[0-9a-f]{8}\.txt`)
+var spillName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\S*[A-Za-z0-9_-]+-\d{3,}-[0-9a-f]{8}\.txt`)
+})
 
-func normalise(s string) string { return spillName.ReplaceAllString(s, "<spill file>") }
+func normalise(s string) string { return spillName().ReplaceAllString(s, "<spill file>") }
 
 // replayProvider answers each request with the next recorded assistant
 // message.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/harness"
 	"github.com/agent-lsp/agent-lsp/internal/text"
@@ -15,9 +16,14 @@ import (
 // these turn the parts that need approval into sentences. Anything not in
 // that shape is kept as it is, so nothing the engine said is lost.
 var (
-	partLine = regexp.MustCompile(`^(allow|ask|deny)\s+(.*?)  \((.*)\)(?: \[allow for session: .*\])?$`)
-	oneLine  = regexp.MustCompile(`^(allow|ask|deny): (.*)$`)
-	ruleWhy  = regexp.MustCompile("^(ask|deny|allow|session) rule (`[^`]*`)(?: \\((.*)\\))?$")
+	// Compiled at the first approval, not at every start.
+	partLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(allow|ask|deny)\s+(.*?)  \((.*)\)(?: \[allow for session: .*\])?$`)
+	})
+	oneLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(allow|ask|deny): (.*)$`) })
+	ruleWhy = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("^(ask|deny|allow|session) rule (`[^`]*`)(?: \\((.*)\\))?$")
+	})
 )
 
 // plainReasons says why each part of a call needs approval, one sentence a
@@ -29,13 +35,13 @@ func plainReasons(reason string) []string {
 		if line == "" {
 			continue
 		}
-		if m := partLine.FindStringSubmatch(line); m != nil {
+		if m := partLine().FindStringSubmatch(line); m != nil {
 			if m[1] != "allow" {
 				out = append(out, sentence("`"+text.Clip(m[2], 200)+"`", m[3]))
 			}
 			continue
 		}
-		if m := oneLine.FindStringSubmatch(line); m != nil {
+		if m := oneLine().FindStringSubmatch(line); m != nil {
 			if m[1] != "allow" {
 				out = append(out, sentence("it", m[2]))
 			}
@@ -51,8 +57,8 @@ func sentence(what, why string) string {
 	switch {
 	case strings.HasPrefix(why, "no rule matches"):
 		return what + " is not in your allow list"
-	case ruleWhy.MatchString(why):
-		m := ruleWhy.FindStringSubmatch(why)
+	case ruleWhy().MatchString(why):
+		m := ruleWhy().FindStringSubmatch(why)
 		s := fmt.Sprintf("%s matches the %s rule %s", what, m[1], m[2])
 		if m[3] != "" {
 			s += " from " + m[3]
