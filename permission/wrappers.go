@@ -41,6 +41,7 @@ func (c *checker) cd(base string, args []word, pl *plan) {
 // data piped in) cannot be seen.
 func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 	pl.noArgCheck = true
+	ended := false // -- or - ended the options; args are the operands
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.proc != nil {
@@ -56,7 +57,7 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 		}
 		t := a.text
 		if t == "--" || t == "-" {
-			args = args[i+1:]
+			args, ended = args[i+1:], true
 			break
 		}
 		if t == "-o" || t == "+o" || t == "-O" || t == "+O" || t == "--rcfile" || t == "--init-file" {
@@ -97,7 +98,9 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 		c.scriptFile(base, a, pl)
 		return
 	}
-	if len(args) > 0 && args[0].text != "" && !(args[0].static && stdinPath(args[0].text)) {
+	// Only options (bash -e, bash -i --norc) leave no script operand:
+	// the shell reads its commands from stdin.
+	if ended && len(args) > 0 && args[0].text != "" && !(args[0].static && stdinPath(args[0].text)) {
 		pl.ask(joinWords(args), base+" runs a script file whose contents are not checked")
 		return
 	}
