@@ -150,6 +150,9 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 		inner = args
 	case "builtin", "nohup":
 		inner = args
+		if len(inner) > 0 && inner[0].text == "--" {
+			inner = inner[1:] // nohup -- CMD runs CMD
+		}
 	case "unbuffer":
 		inner = skipOptions(args, "", nil) // unbuffer -p CMD: -p is a flag
 	case "exec":
@@ -165,6 +168,13 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 			inner = inner[1:] // the duration
 		}
 	case "time":
+		// GNU time (the program, not bash's keyword): -o FILE, -oFILE
+		// and --output=FILE write its report into FILE.
+		for i := 0; i < len(args) && strings.HasPrefix(args[i].text, "-") && args[i].text != "--"; i++ {
+			if v, ok := optValue(args, i, "-o", "--output"); ok {
+				c.writeWord(v, pl)
+			}
+		}
 		inner = skipOptions(args, "fo", []string{"--format", "--output"})
 	case "stdbuf":
 		inner = skipOptions(args, "ioe", []string{"--input", "--output", "--error"})
@@ -177,7 +187,16 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 	case "flock":
 		inner = skipOptions(args, "wE", []string{"--timeout", "--conflict-exit-code"})
 		if len(inner) > 0 {
-			inner = inner[1:] // the lock file
+			// The lock file, created when missing: not a protected
+			// path (flock .envrc ls creates .envrc).
+			if lock := inner[0]; lock.static {
+				if abs, ok := c.abs(lock.text); ok && within(c.e.ws, abs) {
+					if bad, _ := protectedForShell(c.e.rel(abs)); bad {
+						c.writeWord(lock, pl)
+					}
+				}
+			}
+			inner = inner[1:]
 		}
 		if len(inner) > 0 && (inner[0].text == "-c" || inner[0].text == "--command") && len(inner) > 1 {
 			w := inner[1]
