@@ -89,6 +89,17 @@ func (c *checker) makeVar(name, val string, pl *plan) {
 		if name != ".SHELLFLAGS" {
 			w := word{text: val, static: true}
 			pl.inner = append(pl.inner, func() { c.nestedProgram(w, "make "+name) })
+			return
+		}
+		// make runs SHELL .SHELLFLAGS RECIPE, the flags split like a
+		// command line: .SHELLFLAGS='-c sudo\ id;:' runs sudo id.
+		ws, ok := splitCmdline(val)
+		for k := 0; ok && k+1 < len(ws); k++ {
+			if strings.HasPrefix(ws[k], "-") && strings.Contains(ws[k], "c") {
+				w := word{text: ws[k+1], static: true}
+				pl.inner = append(pl.inner, func() { c.nestedScript(w, "make .SHELLFLAGS -c") })
+				break
+			}
 		}
 		return
 	case "MAKEFILES", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", ".DEFAULT_GOAL", "MAKE", "MAKEOVERRIDES":

@@ -338,6 +338,20 @@ func (c *checker) assign(name string, val word) []Part {
 			f()
 		}
 	}
+	if strings.ToUpper(name) == "GOFLAGS" && val.static {
+		// go reads GOFLAGS as flags of every go command:
+		// GOFLAGS=-toolexec=sudo is go test -toolexec=sudo.
+		var pl plan
+		var ws []word
+		for _, f := range strings.Fields(val.text) {
+			ws = append(ws, word{text: f, static: true})
+		}
+		c.goTool(ws, &pl)
+		out = append(out, pl.floor...)
+		for _, f := range pl.inner {
+			f()
+		}
+	}
 	if promptVar(name) {
 		// bash expands a prompt's value when it shows it, $( ) included:
 		// PS4='$(cmd)' runs cmd at every line `set -x` traces, PS1 at
