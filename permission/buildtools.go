@@ -13,14 +13,21 @@ import (
 // carry $(shell ...), --eval text, makefiles read from input or from
 // outside the workspace.
 func (c *checker) makeTool(args []word, in stdin, pl *plan) {
+	ended := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		t := a.text
 		if !a.static {
 			continue // argChecks asks
 		}
-		if t == "--" {
-			break
+		if t == "--" && !ended {
+			// -- ends the options only: GNU make still reads every
+			// NAME=VALUE after it as a variable (make -- SHELL=x).
+			ended = true
+			continue
+		}
+		if ended {
+			goto variable
 		}
 		if v, ok := optValue(args, i, "-f", "--file", "--makefile"); ok {
 			if v.text == "-" || stdinPath(v.text) {
@@ -46,6 +53,7 @@ func (c *checker) makeTool(args []word, in stdin, pl *plan) {
 		if strings.HasPrefix(t, "-") {
 			continue
 		}
+	variable:
 		name, val, ok := strings.Cut(t, "=")
 		if !ok || name == "" {
 			continue
@@ -81,6 +89,17 @@ func (c *checker) makeVar(name, val string, pl *plan) {
 		if name != ".SHELLFLAGS" {
 			w := word{text: val, static: true}
 			pl.inner = append(pl.inner, func() { c.nestedProgram(w, "make "+name) })
+			return
+		}
+		// make runs SHELL .SHELLFLAGS RECIPE, the flags split like a
+		// command line: .SHELLFLAGS='-c sudo\ id;:' runs sudo id.
+		ws, ok := splitCmdline(val)
+		for k := 0; ok && k+1 < len(ws); k++ {
+			if strings.HasPrefix(ws[k], "-") && strings.Contains(ws[k], "c") {
+				w := word{text: ws[k+1], static: true}
+				pl.inner = append(pl.inner, func() { c.nestedScript(w, "make .SHELLFLAGS -c") })
+				break
+			}
 		}
 		return
 	case "MAKEFILES", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", ".DEFAULT_GOAL", "MAKE", "MAKEOVERRIDES":

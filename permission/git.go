@@ -44,7 +44,8 @@ sub:
 		return
 	}
 	rest := append([]word{}, args[i:]...)
-	if al, ok := c.aliases[strings.ToLower(rest[0].text)]; ok {
+	if name := strings.ToLower(rest[0].text); hasAlias(c.aliases, name) {
+		al := c.aliases[name]
 		if len(al) == 0 {
 			// `-c alias.x` without a value: git reads it as "true" and
 			// fails, but nothing here may guess what runs.
@@ -55,7 +56,15 @@ sub:
 		for _, a := range al {
 			exp = append(exp, word{text: a, static: true})
 		}
-		rest = append(exp, rest[1:]...)
+		// git reads global options in an alias's expansion too
+		// (`alias.x = -c alias.y=!cmd y` runs cmd), so the expansion
+		// goes through this function again. git refuses an alias
+		// that expands to itself; dropping it while it is expanded
+		// ends a loop the same way.
+		delete(c.aliases, name)
+		c.git(append(exp, rest[1:]...), pl)
+		c.aliases[name] = al
+		return
 	}
 	pl.canon = append(pl.canon, "git "+joinWords(rest))
 	sub, sargs := rest[0].text, rest[1:]
@@ -63,6 +72,15 @@ sub:
 		t := sargs[j].text
 		if p := gitObjectPath(t); p != "" && (sensitiveName(p) || gitConfigPath(p)) && sub != "config" && sub != "remote" {
 			pl.ask(t, "git "+sub+" reads "+p+" out of the repository: names a sensitive file")
+		}
+		if strings.HasPrefix(t, "ext::") && sargs[j].static {
+			// The ext transport runs the program the URL names
+			// (refused unless protocol.ext.allow permits it; checked
+			// anyway).
+			pl.ask(t, "git ext:: remote runs a command")
+			if argv := extCommand(t); len(argv) > 0 {
+				pl.inner = append(pl.inner, func() { c.nested(argv, stdin{}) })
+			}
 		}
 		switch sub {
 		case "difftool", "mergetool":
@@ -114,14 +132,27 @@ sub:
 			if !strings.HasPrefix(t, "-") && commandKey(strings.ToLower(t)) && j+1 < len(sargs) {
 				v := sargs[j+1]
 				pl.ask(t, "git config stores a command in "+t)
-				if strings.HasPrefix(strings.ToLower(t), "alias.") {
-					// `!cmd` is a shell command; anything else a git
-					// command line.
-					if strings.HasPrefix(v.text, "!") {
-						v.text = v.text[1:]
+				k := strings.ToLower(t)
+				if strings.HasPrefix(k, "alias.") && !strings.HasPrefix(v.text, "!") {
+					// Not `!cmd`: a git command line, split the way
+					// git splits it (global options included).
+					if al, ok := splitCmdline(v.text); ok && v.static {
+						argv := []word{{text: "git", static: true}}
+						for _, a := range al {
+							argv = append(argv, word{text: a, static: true})
+						}
+						pl.inner = append(pl.inner, func() { c.nested(argv, stdin{}) })
 					} else {
-						v.text = "git " + v.text
+						pl.ask(v.text, "git config "+t+": an alias git cannot split or not a literal")
 					}
+					continue
+				}
+				if strings.HasPrefix(k, "alias.") {
+					v.text = v.text[1:] // `!cmd` is a shell command
+				} else if s, ok := commandValue(k, v.text); ok {
+					v.text = s
+				} else {
+					continue
 				}
 				pl.inner = append(pl.inner, func() { c.nestedScript(v, "git config "+t) })
 			}
@@ -163,25 +194,122 @@ func (c *checker) gitConfig(kv word, pl *plan, via string) {
 			w := word{text: v[1:], static: true}
 			pl.inner = append(pl.inner, func() { c.nestedScript(w, via+" "+k) })
 		} else {
-			c.aliases[name] = strings.Fields(v)
+			al, ok := splitCmdline(v)
+			if !ok {
+				al = []string{} // unclosed quote: git refuses it; ask
+			}
+			c.aliases[name] = al
 		}
 	case commandKey(k):
-		if k == "credential.helper" || strings.HasSuffix(k, ".helper") {
-			if !strings.HasPrefix(v, "!") && !strings.ContainsAny(v, " /") {
-				return // a git-credential-NAME helper
-			}
-			v = strings.TrimPrefix(v, "!")
+		v, ok := commandValue(k, v)
+		if !ok {
+			return
 		}
 		w := word{text: v, static: true}
 		pl.inner = append(pl.inner, func() { c.nestedScript(w, via+" "+k) })
 	}
 }
 
+// commandValue returns the shell command the value v of the command key k
+// runs, and false when it runs none of its own: a credential helper NAME is
+// the program git-credential-NAME, and `!cmd` is the shell command cmd; a
+// submodule update mode other than `!cmd` (checkout, rebase, merge, none)
+// runs nothing.
+func commandValue(k, v string) (string, bool) {
+	switch {
+	case k == "credential.helper" || strings.HasSuffix(k, ".helper"):
+		if !strings.HasPrefix(v, "!") && !strings.ContainsAny(v, " /") {
+			return "", false // a git-credential-NAME helper
+		}
+		return strings.TrimPrefix(v, "!"), true
+	case strings.HasPrefix(k, "submodule.") && strings.HasSuffix(k, ".update"):
+		if !strings.HasPrefix(v, "!") {
+			return "", false
+		}
+		return v[1:], true
+	}
+	return v, true
+}
+
+func hasAlias(m map[string][]string, k string) bool { _, ok := m[k]; return ok }
+
+// splitCmdline splits an alias value the way git's split_cmdline does:
+// words separated by white space, single and double quotes group, and a
+// backslash outside single quotes takes the next character literally. It
+// reports false for an unclosed quote or a trailing backslash, which git
+// refuses.
+func splitCmdline(s string) ([]string, bool) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote == 0 && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'):
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case quote == 0 && (ch == '\'' || ch == '"'):
+			quote, inWord = ch, true
+		case ch == quote:
+			quote = 0
+		case ch == '\\' && quote != '\'':
+			if i+1 >= len(s) {
+				return nil, false
+			}
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, false
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, true
+}
+
+// extCommand returns the command line of a git `ext::` remote URL, which
+// git runs as a program (no shell): arguments are split at spaces, `% ` is
+// a literal space and `%%` a percent sign.
+func extCommand(url string) []word {
+	var out []word
+	var cur strings.Builder
+	s := url[len("ext::"):]
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '%' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '%'):
+			i++
+			cur.WriteByte(s[i])
+		case s[i] == ' ':
+			if cur.Len() > 0 {
+				out = append(out, word{text: cur.String(), static: true})
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(s[i])
+		}
+	}
+	if cur.Len() > 0 {
+		out = append(out, word{text: cur.String(), static: true})
+	}
+	return out
+}
+
 var commandKeys = lazyRegexp(`^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|` +
 	`diff\.external|diff\..*\.(command|textconv)|difftool\..*\.cmd|mergetool\..*\.cmd|merge\..*\.driver|` +
 	`filter\..*\.(clean|smudge|process)|credential\.(.*\.)?helper|sequence\.editor|gpg\.(.*\.)?program|` +
 	`pager\..*|alias\..*|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack)|` +
-	`sendemail\..*cmd|ssh\.variant|include\.path|includeif\..*|init\.templatedir|web\.browser|browser\..*\.cmd|man\..*\.cmd)$`)
+	`sendemail\..*cmd|interactive\.difffilter|core\.alternaterefscommand|tar\..*\.command|gpg\.ssh\.defaultkeycommand|` +
+	`trailer\..*\.(command|cmd)|submodule\..*\.update|ssh\.variant|include\.path|includeif\..*|init\.templatedir|web\.browser|browser\..*\.cmd|man\..*\.cmd)$`)
 
 // commandKey reports git configuration keys whose value is a command (or
 // names files that hold commands).

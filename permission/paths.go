@@ -60,6 +60,9 @@ func protectedWrite(rel string) (Verdict, string) {
 		return Deny, "protected path .envrc: direnv runs it on cd"
 	case strings.HasPrefix(base, ".env"):
 		return Ask, "protected path .env*: environment and secrets"
+	case len(segs) >= 2 && foldSegment(segs[0]) == ".husky":
+		// Husky points core.hooksPath here: git runs these on commit.
+		return Ask, "protected path .husky/**: git hooks installed by husky"
 	case len(segs) >= 3 && foldSegment(segs[0]) == ".github" && foldSegment(segs[1]) == "workflows":
 		return Ask, "CI workflow: runs with repository secrets"
 	case base == ".mcp.json" || base == ".gitattributes" || base == ".gitmodules" || base == ".gitconfig":

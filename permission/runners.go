@@ -309,7 +309,11 @@ func (c *checker) denyScan(argv []word, from int, pl *plan) {
 	// A command inside one argument (gdb -ex 'shell sudo id', vim -c
 	// '!rm -rf x'): every tail of its words too.
 	for i := from; i < len(argv) && i < from+16; i++ {
-		f := strings.Fields(strings.TrimLeft(argv[i].text, "+!:"))
+		text := argv[i].text
+		if _, v, ok := strings.Cut(text, "="); ok && strings.HasPrefix(text, "-") {
+			text = v // --call='rm -rf x': the option's value
+		}
+		f := strings.Fields(strings.TrimLeft(text, "+!:"))
 		if len(f) < 2 {
 			continue
 		}

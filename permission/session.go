@@ -58,6 +58,7 @@ var subcommands = map[string]bool{
 	"rustup": true, "dotnet": true, "mvn": true, "gradle": true, "bazel": true, "just": true,
 	"dnf": true, "yum": true, "apk": true, "snap": true, "gem": true, "conda": true, "uv": true,
 	"poetry": true, "composer": true, "bun": true, "deno": true, "pipx": true, "zypper": true,
+	"terraform": true, "tofu": true, "pulumi": true, "helm": true,
 }
 
 // neverGeneralise lists programs that run other programs: a rule `env *`
@@ -91,6 +92,10 @@ var destructiveProgs = map[string]bool{
 	"kill": true, "pkill": true, "killall": true, "crontab": true, "tee": true, "mkfs": true,
 	"wipefs": true, "fdisk": true, "sfdisk": true, "parted": true, "sqlite3": true, "psql": true,
 	"mysql": true, "redis-cli": true, "mongo": true, "mongosh": true,
+	// Cloud and remote-storage CLIs: `aws *` or `rclone *` would allow
+	// deleting buckets and resources (aws s3 rm, rclone purge).
+	"aws": true, "gcloud": true, "az": true, "gsutil": true, "rclone": true, "s3cmd": true,
+	"doctl": true, "heroku": true,
 }
 
 // destructiveSubs are subcommands of tools with subcommands that delete,
@@ -120,12 +125,16 @@ var destructiveSubs = map[string][]string{
 	"conda":     {"remove", "uninstall", "clean"},
 	"cargo":     {"uninstall", "remove", "rm", "clean", "publish", "yank", "owner"},
 	"go":        {"clean", "env", "mod", "work", "get", "install"},
-	"docker":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "builder", "buildx"},
-	"podman":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push"},
+	"docker":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "builder", "buildx", "compose", "stack", "service", "swarm"},
+	"podman":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "compose", "pod"},
 	"kubectl":   {"delete", "drain", "cordon", "scale", "patch", "replace", "apply", "edit", "rollout", "taint", "label", "annotate"},
 	"gh":        {"repo", "release", "secret", "variable", "api", "auth", "ssh-key", "gpg-key", "workflow", "run", "cache"},
 	"composer":  {"remove", "clear-cache"},
 	"systemctl": {"stop", "disable", "mask", "kill", "reset-failed", "isolate", "poweroff", "reboot", "halt"},
+	"terraform": {"destroy", "apply", "import", "state", "taint", "untaint", "workspace", "force-unlock", "refresh"},
+	"tofu":      {"destroy", "apply", "import", "state", "taint", "untaint", "workspace", "force-unlock", "refresh"},
+	"pulumi":    {"destroy", "up", "update", "cancel", "stack", "state", "refresh", "import"},
+	"helm":      {"uninstall", "delete", "del", "un", "rollback", "upgrade", "install", "push", "plugin", "repo"},
 	"make":      {"clean", "distclean", "mrproper", "uninstall", "install", "deploy", "publish", "release"},
 }
 

@@ -20,7 +20,15 @@ func TestGeneralise(t *testing.T) {
 		"python3 -c 'print(1)'": "python3 -c 'print(1)'",
 		"./scripts/run.sh a":    "./scripts/run.sh a",
 		"bash -c 'echo *'":      `bash -c 'echo \*'`,
-		"":                      "",
+		// Red team 3: destructive subcommands and cloud CLIs stay exact.
+		"terraform destroy": "terraform destroy",
+		"terraform plan":    "terraform plan *",
+		"helm uninstall x":  "helm uninstall x",
+		"pulumi up":         "pulumi up",
+		"docker compose up": "docker compose up",
+		"aws s3 ls":         "aws s3 ls",
+		"rclone purge r:x":  "rclone purge r:x",
+		"":                  "",
 	} {
 		if got := Generalise(in); got != want {
 			t.Errorf("Generalise(%q) = %q, want %q", in, got, want)

@@ -87,6 +87,7 @@ func (c *checker) script(src string, depth int, via string) {
 			why = via + ": " + why
 		}
 		c.d.add(Part{Text: src, Verdict: Ask, Structural: true, Reason: why})
+		c.parseErrorDenies(src, err, depth, via)
 		return
 	}
 	saved := c.depth
@@ -210,6 +211,8 @@ func (c *checker) stmt(s *syntax.Stmt) {
 			c.d.add(p)
 		}
 		c.compound(x)
+		// { echo ...; } > x.sh writes the group's output.
+		c.recordWrite(s)
 	}
 }
 
@@ -335,6 +338,20 @@ func (c *checker) assign(name string, val word) []Part {
 			f()
 		}
 	}
+	if strings.ToUpper(name) == "GOFLAGS" && val.static {
+		// go reads GOFLAGS as flags of every go command:
+		// GOFLAGS=-toolexec=sudo is go test -toolexec=sudo.
+		var pl plan
+		var ws []word
+		for _, f := range strings.Fields(val.text) {
+			ws = append(ws, word{text: f, static: true})
+		}
+		c.goTool(ws, &pl)
+		out = append(out, pl.floor...)
+		for _, f := range pl.inner {
+			f()
+		}
+	}
 	if promptVar(name) {
 		// bash expands a prompt's value when it shows it, $( ) included:
 		// PS4='$(cmd)' runs cmd at every line `set -x` traces, PS1 at
@@ -410,6 +427,8 @@ func procText(ps *syntax.ProcSubst) *fileText {
 	ft := &fileText{}
 	if len(ps.Stmts) == 1 {
 		ft.text, ft.known = producerText(ps.Stmts[0])
+	} else if len(ps.Stmts) > 1 {
+		ft.text, ft.known = producerText(&syntax.Stmt{Cmd: &syntax.Block{Stmts: ps.Stmts}})
 	}
 	syntax.Walk(ps, func(n syntax.Node) bool {
 		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 && downloaders[path.Base(call.Args[0].Lit())] {
@@ -499,6 +518,32 @@ func (c *checker) writtenScript(p string) (string, bool) {
 // literal: `cat` with a here-document or here-string, or `echo` of literal
 // words without options.
 func producerText(s *syntax.Stmt) (string, bool) {
+	// { echo ls; echo sudo id; } and ( ... ): the producers' output in
+	// turn (echo ends its text with a newline).
+	var group []*syntax.Stmt
+	switch x := s.Cmd.(type) {
+	case *syntax.Block:
+		group = x.Stmts
+	case *syntax.Subshell:
+		group = x.Stmts
+	}
+	if group != nil {
+		if len(s.Redirs) != 0 || s.Background || s.Negated {
+			return "", false
+		}
+		var b strings.Builder
+		for _, st := range group {
+			t, ok := producerText(st)
+			if !ok || st.Background {
+				return "", false
+			}
+			b.WriteString(t)
+			if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 && call.Args[0].Lit() == "echo" {
+				b.WriteString("\n")
+			}
+		}
+		return b.String(), true
+	}
 	call, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 {
 		return "", false
@@ -560,3 +605,41 @@ func producerText(s *syntax.Stmt) (string, bool) {
 	}
 	return "", false
 }
+
+// parseErrorDenies looks into a script the parser refused, so that a parse
+// error never hides a deny: bash runs a script line by line (the lines
+// before a syntax error run), and accepts some text the parser here does
+// not (a command word such as a[1], `a[$(sudo id)]`). The lines before
+// the error are checked as a script of their own; and every piece of the
+// text between command separators whose words a deny rule matches is
+// deny. The ask for the parse error stays.
+func (c *checker) parseErrorDenies(src string, err error, depth int, via string) {
+	if pe, ok := err.(syntax.ParseError); ok && pe.Pos.Line() > 1 {
+		lines := strings.Split(src, "\n")
+		if n := int(pe.Pos.Line()) - 1; n < len(lines) {
+			prefix := strings.Join(lines[:n], "\n")
+			if _, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(prefix), ""); perr == nil {
+				c.script(prefix, depth, via)
+			}
+		}
+	}
+	text := strings.NewReplacer("$(", "\n", "<(", "\n", ">(", "\n", "`", "\n", "'", " ", "\"", " ", "\\", "").Replace(src)
+	for _, seg := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune("\n;&|(){}", r) }) {
+		ws := strings.Fields(seg)
+		for len(ws) > 0 && (strings.Contains(ws[0], "=") || parseErrorKeywords[ws[0]]) {
+			ws = ws[1:]
+		}
+		if len(ws) == 0 {
+			continue
+		}
+		t := strings.Join(ws, " ")
+		if p := c.ruled(t, path.Base(ws[0]), nil, false, false); p.Verdict == Deny {
+			p.Structural = true
+			p.Reason = "in text that does not parse: " + p.Reason
+			c.d.add(p)
+		}
+	}
+}
+
+var parseErrorKeywords = map[string]bool{"!": true, "if": true, "then": true, "else": true, "elif": true, "do": true,
+	"while": true, "until": true, "time": true, "exec": true, "command": true, "builtin": true, "eval": true, "[[": true, "]]": true}

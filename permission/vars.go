@@ -187,10 +187,31 @@ func (c *checker) builtinVars(base string, args []word, pl *plan) {
 			}
 		}
 	case "printf", "wait":
-		for i := 0; i+1 < len(args); i++ {
-			if args[i].text == "-v" || (base == "wait" && args[i].text == "-p") {
-				unknown(args[i+1], "is set by "+base)
+		// printf -v NAME, wait -p NAME; bash's getopt also takes the
+		// name attached (-vNAME) and wait's in a bundle (-np NAME,
+		// -fnpNAME), which evaluate a subscript just the same.
+		letter := byte('v')
+		if base == "wait" {
+			letter = 'p'
+		}
+		for i := 0; i < len(args); i++ {
+			t := args[i].text
+			if len(t) < 2 || t[0] != '-' || t == "--" {
+				continue
 			}
+			k := strings.IndexByte(t[1:], letter)
+			if k < 0 {
+				continue
+			}
+			v := word{text: t[2+k:], static: args[i].static}
+			if v.text == "" {
+				if i+1 >= len(args) {
+					break
+				}
+				i++
+				v = args[i]
+			}
+			unknown(v, "is set by "+base)
 		}
 	case "read", "mapfile", "readarray":
 		valued := "dinNptuaCc"

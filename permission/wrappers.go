@@ -41,6 +41,7 @@ func (c *checker) cd(base string, args []word, pl *plan) {
 // data piped in) cannot be seen.
 func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 	pl.noArgCheck = true
+	ended := false // -- or - ended the options; args are the operands
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.proc != nil {
@@ -56,7 +57,7 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 		}
 		t := a.text
 		if t == "--" || t == "-" {
-			args = args[i+1:]
+			args, ended = args[i+1:], true
 			break
 		}
 		if t == "-o" || t == "+o" || t == "-O" || t == "+O" || t == "--rcfile" || t == "--init-file" {
@@ -97,7 +98,9 @@ func (c *checker) shell(base string, args []word, in stdin, pl *plan) {
 		c.scriptFile(base, a, pl)
 		return
 	}
-	if len(args) > 0 && args[0].text != "" && !(args[0].static && stdinPath(args[0].text)) {
+	// Only options (bash -e, bash -i --norc) leave no script operand:
+	// the shell reads its commands from stdin.
+	if ended && len(args) > 0 && args[0].text != "" && !(args[0].static && stdinPath(args[0].text)) {
 		pl.ask(joinWords(args), base+" runs a script file whose contents are not checked")
 		return
 	}
@@ -147,6 +150,9 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 		inner = args
 	case "builtin", "nohup":
 		inner = args
+		if len(inner) > 0 && inner[0].text == "--" {
+			inner = inner[1:] // nohup -- CMD runs CMD
+		}
 	case "unbuffer":
 		inner = skipOptions(args, "", nil) // unbuffer -p CMD: -p is a flag
 	case "exec":
@@ -162,6 +168,13 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 			inner = inner[1:] // the duration
 		}
 	case "time":
+		// GNU time (the program, not bash's keyword): -o FILE, -oFILE
+		// and --output=FILE write its report into FILE.
+		for i := 0; i < len(args) && strings.HasPrefix(args[i].text, "-") && args[i].text != "--"; i++ {
+			if v, ok := optValue(args, i, "-o", "--output"); ok {
+				c.writeWord(v, pl)
+			}
+		}
 		inner = skipOptions(args, "fo", []string{"--format", "--output"})
 	case "stdbuf":
 		inner = skipOptions(args, "ioe", []string{"--input", "--output", "--error"})
@@ -174,7 +187,16 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 	case "flock":
 		inner = skipOptions(args, "wE", []string{"--timeout", "--conflict-exit-code"})
 		if len(inner) > 0 {
-			inner = inner[1:] // the lock file
+			// The lock file, created when missing: not a protected
+			// path (flock .envrc ls creates .envrc).
+			if lock := inner[0]; lock.static {
+				if abs, ok := c.abs(lock.text); ok && within(c.e.ws, abs) {
+					if bad, _ := protectedForShell(c.e.rel(abs)); bad {
+						c.writeWord(lock, pl)
+					}
+				}
+			}
+			inner = inner[1:]
 		}
 		if len(inner) > 0 && (inner[0].text == "-c" || inner[0].text == "--command") && len(inner) > 1 {
 			w := inner[1]
