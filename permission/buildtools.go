@@ -13,6 +13,7 @@ import (
 // carry $(shell ...), --eval text, makefiles read from input or from
 // outside the workspace.
 func (c *checker) makeTool(args []word, in stdin, pl *plan) {
+	args = makeArgs(args)
 	ended := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -33,6 +34,10 @@ func (c *checker) makeTool(args []word, in stdin, pl *plan) {
 			if v.text == "-" || stdinPath(v.text) {
 				if in.set && in.known && !in.file {
 					c.makefileText(in.script, "make -f -", pl)
+				} else if !in.set && c.piped && c.pipeKnown {
+					// echo 'all:;sudo id' | make -f -: literal text piped in.
+					pl.ask(t, "make -f - reads a makefile from input")
+					c.makefileText(c.pipeText, "make -f -", pl)
 				} else {
 					pl.ask(t, "make -f - reads a makefile from input that is not checked")
 				}
@@ -64,6 +69,54 @@ func (c *checker) makeTool(args []word, in stdin, pl *plan) {
 		name = strings.TrimRight(name, ":+?!")
 		c.makeVar(name, val, pl)
 	}
+}
+
+// makeArgs spells make's options the way makeTool reads them. GNU make
+// takes any unambiguous prefix of a long option (--ev=TEXT is --eval=TEXT,
+// --fi and --mak are --file and --makefile) and bundles short options
+// (-sf - is -s -f -, -kE'TEXT' is -k -ETEXT). A prefix that more than one
+// option shares is an error in make; reading it as the option that runs
+// code is the stricter choice.
+func makeArgs(args []word) []word {
+	out := make([]word, 0, len(args))
+	for i, a := range args {
+		t := a.text
+		if t == "--" && a.static {
+			return append(out, args[i:]...)
+		}
+		if !a.static {
+			out = append(out, a)
+			continue
+		}
+		if strings.HasPrefix(t, "--") {
+			name, val, eq := strings.Cut(t[2:], "=")
+			for _, full := range []string{"eval", "file", "makefile"} {
+				if name != "" && name != full && strings.HasPrefix(full, name) {
+					t = "--" + full
+					if eq {
+						t += "=" + val
+					}
+					break
+				}
+			}
+			out = append(out, word{text: t, static: true})
+			continue
+		}
+		if len(t) > 2 && t[0] == '-' {
+			// Short options taking a value (C f I o W E) end the bundle
+			// with it; j, l and O take theirs only attached.
+			k := 1
+			for ; k < len(t) && !strings.ContainsRune("CfIoWEjlO", rune(t[k])); k++ {
+				out = append(out, word{text: "-" + t[k:k+1], static: true})
+			}
+			if k < len(t) {
+				out = append(out, word{text: "-" + t[k:], static: true})
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // makeShellAssign checks NAME != COMMAND (on the command line as
@@ -236,6 +289,7 @@ func matchingClose(s string, open byte) int {
 // npmTool checks npm, pnpm and yarn options that change the shell scripts
 // run with, load code, or read another configuration.
 func (c *checker) npmTool(base string, args []word, pl *plan) {
+	args = npmArgs(args)
 	for i, a := range args {
 		t := a.text
 		if t == "--" {
@@ -259,6 +313,42 @@ func (c *checker) npmTool(base string, args []word, pl *plan) {
 			}
 		}
 	}
+}
+
+// npmKeys are the npm configuration keys npmTool checks. npm (nopt) also
+// takes a unique prefix of a key: --script-sh=./x is --script-shell=./x,
+// --node-opt is --node-options.
+var npmKeys = []string{"script-shell", "shell", "editor", "browser", "viewer", "git", "call", "node-options",
+	"userconfig", "globalconfig", "onload-script", "init-module", "prefix", "cache", "registry", "workspaces-update"}
+
+// npmArgs spells abbreviated long options as the npmKeys they stand for. A
+// prefix shared with another key is an error or another key in npm; reading
+// it as the checked key is the stricter choice. Keys of their own that are
+// prefixes (--global of --globalconfig, --workspace) stay as they are.
+func npmArgs(args []word) []word {
+	out := append([]word(nil), args...)
+	for i, a := range out {
+		if a.text == "--" {
+			break
+		}
+		if !strings.HasPrefix(a.text, "--") {
+			continue
+		}
+		name, val, eq := strings.Cut(a.text[2:], "=")
+		if len(name) < 3 || name == "global" || name == "workspace" || name == "workspaces" {
+			continue
+		}
+		for _, k := range npmKeys {
+			if name != k && strings.HasPrefix(k, name) {
+				out[i].text = "--" + k
+				if eq {
+					out[i].text += "=" + val
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // goProfileFlags are go test and go build flags (also as -test.X after

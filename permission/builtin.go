@@ -34,7 +34,7 @@ var builtinBashAsk = []string{
 
 // builtinBashDeny lists destructive and privilege-raising commands.
 var builtinBashDeny = append(broadRm(), []string{
-	"sudo", "sudo *", "doas *", "su", "su *", "pkexec *", "run0 *", "runuser *",
+	"sudo", "sudo *", "sudoedit *", "doas *", "su", "su *", "pkexec *", "run0 *", "runuser *",
 	"mkfs", "mkfs *", "mkfs.*", "wipefs *", "fdisk *", "sfdisk *", "parted *",
 	"dd * of=/dev/*", "dd of=/dev/*", "shred *",
 	"shutdown*", "reboot*", "halt*", "poweroff*", "init 0", "init 6",

@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -67,7 +69,17 @@ sub:
 		return
 	}
 	pl.canon = append(pl.canon, "git "+joinWords(rest))
-	sub, sargs := rest[0].text, rest[1:]
+	sub, sargs := rest[0].text, gitLongArgs(rest[1:])
+	if dir := c.cwd; sub == "remote" && len(sargs) > 0 && (sargs[0].text == "-v" || sargs[0].text == "--verbose") {
+		if dir == "" {
+			dir = c.e.ws
+		}
+		if credentialURL(dir) {
+			// git remote -v prints the remotes' URLs, a token in them too:
+			// as much a read of .git/config as cat .git/config.
+			pl.ask(sargs[0].text, "git remote -v prints remote URLs that hold credentials (.git/config)")
+		}
+	}
 	for j := range sargs {
 		t := sargs[j].text
 		if p := gitObjectPath(t); p != "" && (sensitiveName(p) || gitConfigPath(p)) && sub != "config" && sub != "remote" {
@@ -343,4 +355,69 @@ func (c *checker) goTool(args []word, pl *plan) {
 		}
 	}
 	c.goWrites(args, pl)
+}
+
+// credentialURL reports whether the .git/config of the repository at dir
+// (or an ancestor) has a URL with a password or a token in it
+// (https://user:secret@host, https://ghp_xxxxxxxx@host). A plain user name
+// (ssh://git@host) is not one.
+func credentialURL(dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, ".git", "config"))
+		if err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				_, u, ok := strings.Cut(line, "://")
+				if !ok {
+					continue
+				}
+				host, _, _ := strings.Cut(u, "/")
+				if k := strings.LastIndexByte(host, '@'); k > 0 && (strings.Contains(host[:k], ":") || k >= 16) {
+					return true
+				}
+			}
+			return false
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// gitCheckedLong are the long options of git subcommands that git.go
+// checks. git's subcommands (parse-options) take any unique prefix of a long
+// option: git grep --op=CMD is --open-files-in-pager=CMD, git fetch
+// --upload-pa=CMD is --upload-pack=CMD.
+var gitCheckedLong = []string{"open-files-in-pager", "upload-pack", "receive-pack", "exec", "extcmd", "ext-diff", "textconv", "output", "file"}
+
+// gitLongArgs spells abbreviated long options as the gitCheckedLong option
+// they stand for. A prefix two options share is an error in git; reading it
+// as the checked one is the stricter choice. Options of their own that are
+// prefixes (--text of --textconv) stay as they are.
+func gitLongArgs(args []word) []word {
+	var out []word
+	for i, a := range args {
+		if a.text == "--" {
+			break
+		}
+		name, val, eq := strings.Cut(strings.TrimPrefix(a.text, "--"), "=")
+		if !strings.HasPrefix(a.text, "--") || len(name) < 2 || name == "text" {
+			continue
+		}
+		for _, k := range gitCheckedLong {
+			if name != k && strings.HasPrefix(k, name) {
+				if out == nil {
+					out = append([]word(nil), args...)
+				}
+				out[i].text = "--" + k
+				if eq {
+					out[i].text += "=" + val
+				}
+				break
+			}
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }

@@ -42,8 +42,14 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 		c.wrapper2(base, args, in, pl)
 	case "sudo", "doas", "su", "pkexec", "run0", "runuser":
 		c.privileged(base, args, in, pl)
+	case "sudoedit":
+		// sudoedit is sudo -e: a rule `sudo *` meets it.
+		pl.canon = append(pl.canon, "sudo -e "+joinWords(args))
+		pl.ask(base, "sudoedit edits files as another user")
 	case "zip":
 		c.zip(args, pl)
+	case "cmake":
+		c.cmakeE(args, in, pl)
 	case "make", "gmake":
 		c.makeTool(args, in, pl)
 	case "npm", "pnpm", "yarn":
@@ -101,6 +107,25 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 				pl.inner = append(pl.inner, func() { c.nestedProgram(v, "--compress-program") })
 			}
 			if v, ok := optValue(args, i, "-o", "--output"); ok {
+				c.writeWord(v, pl)
+			}
+		}
+	case "rake":
+		// rake -e CODE (-p, -E and the long forms) runs Ruby code.
+		for i, a := range args {
+			if v, ok := optValue(args, i, "-e", "-p", "-E", "--execute", "--execute-print", "--execute-continue"); ok {
+				pl.ask(a.text, "rake "+a.text+" runs Ruby code")
+				if v.static {
+					c.quotedCommands(v.text, "rake", pl)
+					c.codeWords(v.text, "rake", pl)
+				}
+			}
+		}
+	case "unzip":
+		// unzip -d DIR extracts into DIR: a protected directory
+		// (.git/hooks) is a protected write.
+		for i := range args {
+			if v, ok := optValue(args, i, "-d"); ok {
 				c.writeWord(v, pl)
 			}
 		}
@@ -389,7 +414,9 @@ func skipOptions(args []word, short string, long []string) []word {
 		if strings.HasPrefix(t, "--") {
 			if !strings.Contains(t, "=") {
 				for _, l := range long {
-					if t == l {
+					// getopt_long takes a unique prefix too (xargs
+					// --arg-f FILE); a shared one is an error there.
+					if t == l || len(t) > 3 && strings.HasPrefix(l, t) {
 						i++
 						break
 					}

@@ -10,6 +10,13 @@ import (
 // written) is a structural part of the wrapper.
 func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
 	pl.transparent, pl.noArgCheck = true, true
+	switch base {
+	case "taskset", "chrt", "prlimit", "unshare", "fakeroot", "ssh-agent", "setpriv":
+		// Whatever the options turn out to mean (taskset --cpu-list=0
+		// CMD, prlimit -n 10 CMD), a denied command in the arguments is
+		// denied.
+		c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
+	}
 	var inner []word
 	switch base {
 	case "taskset", "chrt":
@@ -27,12 +34,13 @@ func (c *checker) wrapper2(base string, args []word, in stdin, pl *plan) {
 			if base == "chrt" {
 				known = "abdfiorRTPDemphvV"
 			}
-			if !strings.HasPrefix(t, "--") && strings.Trim(t[1:], known) != "" {
+			// taskset's long options take no value (--cpu-list=0 is an
+			// error); chrt's take theirs detached.
+			if !strings.HasPrefix(t, "--") && strings.Trim(t[1:], known) != "" || strings.HasPrefix(t, "--") && strings.Contains(t, "=") {
 				// taskset -c0 CMD: not an option the program has, so
 				// what it would run (if anything) cannot be told.
 				pl.transparent = false
 				pl.ask(t, base+" option "+t+" is not known here: cannot tell what runs")
-				c.denyScan(append([]word{{text: base, static: true}}, args...), 1, pl)
 				return
 			}
 			if t == "--pid" || (!strings.HasPrefix(t, "--") && strings.Contains(t, "p")) {
@@ -166,6 +174,14 @@ func (c *checker) script1(args []word, pl *plan) {
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "script -c") })
 			continue
 		}
+		if name, val, eq := strings.Cut(a.text, "="); len(name) >= 3 && name != "--command" && strings.HasPrefix("--command", name) {
+			// --comm CMD, --c=CMD: getopt_long's unique prefixes of --command.
+			a.text = "--command"
+			if eq {
+				a.text += "=" + val
+			}
+			args = append(append(append([]word(nil), args[:i]...), a), args[i+1:]...)
+		}
 		if v, ok := optValue(args, i, "-c", "--command"); ok {
 			cmd = true
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "script -c") })
@@ -203,6 +219,9 @@ func (c *checker) script1(args []word, pl *plan) {
 func (c *checker) parallel(args []word, pl *plan) {
 	pl.transparent = false
 	pl.ask("parallel", "parallel builds and runs commands from its arguments and input")
+	// parallel joins its words unquoted (parallel sh -c 'sudo id' runs
+	// sh -c sudo id): a denied command in any of them is denied.
+	c.denyScan(append([]word{{text: "parallel", static: true}}, args...), 1, pl)
 	rest := skipOptions(args, "ajSdEIMNsLPnXC", []string{"--jobs", "--arg-file", "--delimiter", "--colsep", "--joblog",
 		"--results", "--tmpdir", "--sshlogin", "--basefile", "--return", "--workdir", "--timeout", "--retries", "--halt",
 		"--delay", "--tagstring", "--env", "--transferfile", "--max-args", "--max-replace-args", "--memfree", "--load"})
@@ -227,13 +246,15 @@ func (c *checker) parallel(args []word, pl *plan) {
 
 // zip -TT names the command that tests the archive; the archive is written.
 func (c *checker) zip(args []word, pl *plan) {
+	c.denyScan(append([]word{{text: "zip", static: true}}, args...), 1, pl)
 	for i, a := range args {
 		if v, ok := optValue(args, i, "--unzip-command"); ok {
 			pl.ask(a.text, "zip --unzip-command runs a command")
 			pl.inner = append(pl.inner, func() { c.nestedProgram(v, "zip --unzip-command") })
 		}
-		if strings.HasPrefix(a.text, "-TT") {
-			v := word{text: strings.TrimPrefix(strings.TrimPrefix(a.text, "-TT"), "="), static: a.static}
+		if k := strings.Index(a.text, "TT"); k > 0 && a.text[0] == '-' && a.text[1] != '-' {
+			// -TT CMD, also bundled after other letters (-qTT CMD).
+			v := word{text: strings.TrimPrefix(a.text[k+2:], "="), static: a.static}
 			if v.text == "" && i+1 < len(args) {
 				v = args[i+1]
 			}
@@ -331,4 +352,44 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// cmakeE checks cmake -E, cmake's portable command mode: env, chdir and
+// time run the command that follows (cmake -E env sudo id), rm, remove and
+// remove_directory delete like rm and are checked as rm, so rules about rm
+// apply to them.
+func (c *checker) cmakeE(args []word, in stdin, pl *plan) {
+	if len(args) < 2 || args[0].text != "-E" {
+		return
+	}
+	rest := args[2:]
+	var inner []word
+	switch args[1].text {
+	case "env":
+		for len(rest) > 0 && (strings.HasPrefix(rest[0].text, "-") || strings.Contains(rest[0].text, "=")) {
+			if rest[0].text == "--" {
+				rest = rest[1:]
+				break
+			}
+			rest = rest[1:]
+		}
+		inner = rest
+	case "chdir":
+		if len(rest) > 0 {
+			inner = rest[1:]
+		}
+	case "time":
+		inner = rest
+	case "rm", "remove":
+		inner = append([]word{{text: "rm", static: true}}, rest...)
+	case "remove_directory":
+		inner = append([]word{{text: "rm", static: true}, {text: "-r", static: true}}, rest...)
+	default:
+		return
+	}
+	if len(inner) == 0 {
+		return
+	}
+	pl.transparent, pl.noArgCheck = true, true
+	pl.inner = append(pl.inner, func() { c.nested(inner, in) })
 }

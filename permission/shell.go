@@ -593,7 +593,9 @@ func producerText(s *syntax.Stmt) (string, bool) {
 		f := argv[1].text
 		switch {
 		case !strings.Contains(f, "%"):
-			return strings.ReplaceAll(f, `\n`, "\n"), true
+			// \t too: a makefile's recipe lines start with a tab
+			// (printf 'all:\n\tsudo id\n' | make -f -).
+			return strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(f), true
 		case f == "%s" || f == `%s\n` || f == `%s `:
 			sep := map[string]string{"%s": "", `%s\n`: "\n", `%s `: " "}[f]
 			var out []string

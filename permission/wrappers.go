@@ -198,7 +198,7 @@ func (c *checker) wrapper(base string, args []word, in stdin, pl *plan) {
 			}
 			inner = inner[1:]
 		}
-		if len(inner) > 0 && (inner[0].text == "-c" || inner[0].text == "--command") && len(inner) > 1 {
+		if len(inner) > 0 && (inner[0].text == "-c" || len(inner[0].text) > 3 && strings.HasPrefix("--command", inner[0].text)) && len(inner) > 1 {
 			w := inner[1]
 			pl.inner = append(pl.inner, func() { c.nestedScript(w, "flock -c") })
 			return
@@ -282,6 +282,20 @@ func (c *checker) env(args []word, in stdin, pl *plan) {
 			pl.ask(t, "env argument is not a literal")
 			return
 		}
+		if name, val, eq := strings.Cut(t, "="); strings.HasPrefix(name, "--") && len(name) > 2 {
+			// getopt_long takes unique prefixes: env --sp 'CMD' is
+			// --split-string, env --ch DIR is --chdir.
+			for _, full := range []string{"--split-string", "--chdir", "--unset", "--argv0"} {
+				if strings.HasPrefix(full, name) {
+					t = full
+					if eq {
+						t += "=" + val
+					}
+					args = append(append(append([]word(nil), args[:i]...), word{text: t, static: true}), args[i+1:]...)
+					break
+				}
+			}
+		}
 		switch {
 		case t == "--":
 			i++
@@ -300,7 +314,8 @@ func (c *checker) env(args []word, in stdin, pl *plan) {
 			}
 			pl.inner = append(pl.inner, func() { c.nestedScript(v, "env -S") })
 			return
-		case t == "-u" || t == "--unset" || t == "-C" || t == "--chdir":
+		case t == "-u" || t == "--unset" || t == "-C" || t == "--chdir" || t == "-a" || t == "--argv0":
+			// env -a NAME CMD (--argv0) runs CMD under another name.
 			if t == "-C" || t == "--chdir" {
 				pl.ask(t, "env changes directory")
 			}
