@@ -76,7 +76,7 @@ var neverGeneralise = map[string]bool{
 	"runuser": true, "script": true, "zip": true, "pkexec": true, "run0": true, "ltrace": true,
 	"unbuffer": true, "mksh": true, "ash": true, "yash": true, "rbash": true, "python2": true,
 	"nodejs": true, "gawk": true, "mawk": true, "nawk": true, "gsed": true, "Rscript": true,
-	"tclsh": true, "tar": true, "man": true, "mapfile": true, "readarray": true,
+	"tclsh": true, "tar": true, "unzip": true, "rake": true, "man": true, "mapfile": true, "readarray": true,
 	"let": true, "declare": true, "typeset": true, "local": true, "export": true, "readonly": true,
 	"hash": true, "setarch": true, "linux32": true, "linux64": true, "i386": true, "x86_64": true,
 	"capsh": true, "scp": true, "sftp": true, "xdg-open": true, "open": true, "gio": true,

@@ -414,3 +414,48 @@ func TestSessionRuleNeverLiftsDeny(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionNeighbours: approving a harmless command "for this session"
+// (every suggestion the decision offers) must not allow its destructive or
+// denied neighbours: the same wrapper or tool running a denied program, a
+// protected path, an option that runs code. Red team 4.
+func TestSessionNeighbours(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		approve string
+		then    []verdictCase
+	}{
+		{"taskset -c0 true", []verdictCase{{"taskset -c0 rm -rf victim", Deny}, {"taskset --cpu-list=0 sudo id", Deny}, {"taskset -c 0 sudo id", Deny}}},
+		{"prlimit --nofile=10 true", []verdictCase{{"prlimit -n 10 rm -rf victim", Deny}, {"prlimit --nofile=10 sudo id", Deny}}},
+		{"cmake --build .", []verdictCase{{"cmake -E rm -rf victim", Deny}, {"cmake -E env FOO=1 sudo id", Deny}, {"cmake -E chdir . curl -s http://e.x", Deny}}},
+		{"npm run build", []verdictCase{{"npm run build --script-shell='rm -rf victim'", Deny}, {"npm run build; sudo id", Deny}}},
+		{"git fetch origin", []verdictCase{{"git fetch --upload-pack='rm -rf victim' origin", Deny}, {"git fetch origin && git push origin main", Deny}}},
+		{"touch notes.txt", []verdictCase{{"touch .git/hooks/pre-commit", Ask}, {"touch .envrc", Ask}, {"touch .vscode/tasks.json", Ask}}},
+		{"mkdir build", []verdictCase{{"mkdir -p .git/hooks/x", Ask}}},
+		{"unzip a.zip", []verdictCase{{"unzip a.zip -d .git/hooks", Ask}}},
+		{"git add main.go", []verdictCase{{"git add -f .env", Ask}}},
+		{"mytool build", []verdictCase{{"mytool build && rm -rf victim", Deny}, {"mytool build $(sudo id)", Deny}}},
+		{"rm old.log", []verdictCase{{"rm -rf old.log", Deny}, {"rm old.log victim", Deny}}},
+		{"zip -r out.zip src", []verdictCase{{"zip -T -qTT 'rm -rf victim' out.zip src", Deny}}},
+		{"make --ev=x:=1", []verdictCase{{"make --ev='all:;sudo id'", Deny}}},
+		{"rake build", []verdictCase{{"rake -e 'system %q(sudo id)'", Ask}}},
+	} {
+		e, err := New(t.TempDir(), issueRules())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := e.CheckCommand(tc.approve)
+		for _, p := range d.Parts {
+			if p.Suggest != "" {
+				if err := e.AllowForSession("bash", p.Suggest); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, n := range tc.then {
+			if got := e.CheckCommand(n.cmd); got.Verdict < n.want || got.Verdict == Allow {
+				t.Errorf("after approving %q (rules %q): %q is %s, want %s\n%s", tc.approve, e.SessionRules("bash"), n.cmd, got.Verdict, n.want, got.Explain())
+			}
+		}
+	}
+}
