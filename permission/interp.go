@@ -7,6 +7,7 @@ import (
 // sed: the e command and s///e flag run commands; w writes files; -i edits
 // in place.
 func (c *checker) sed(args []word, pl *plan) {
+	args = longPrefixes(args, "--expression", "--in-place", "--file")
 	var scripts []word
 	explicit := false
 	for i, a := range args {

@@ -101,6 +101,7 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	}
 	switch base {
 	case "sort":
+		args = longPrefixes(args, "--compress-program", "--output")
 		for i, a := range args {
 			if v, ok := optValue(args, i, "--compress-program"); ok {
 				pl.ask(a.text, "sort --compress-program runs a program")
@@ -472,5 +473,39 @@ func concatWords(ws []word) word {
 		out.static = out.static && w.static
 	}
 	out.text = strings.Join(s, " ")
+	return out
+}
+
+// longPrefixes spells the unique-prefix abbreviations getopt_long accepts
+// (--compress-prog=X, --expr X) as the long options full they stand for,
+// so the checks that look for those options see them. A prefix two
+// options share is an error in the program; reading it as the checked
+// option is the stricter choice.
+func longPrefixes(args []word, full ...string) []word {
+	var out []word
+	for i, a := range args {
+		if a.text == "--" {
+			break
+		}
+		name, val, eq := strings.Cut(a.text, "=")
+		if !strings.HasPrefix(name, "--") || len(name) < 3 {
+			continue
+		}
+		for _, f := range full {
+			if name != f && strings.HasPrefix(f, name) {
+				if out == nil {
+					out = append([]word(nil), args...)
+				}
+				out[i].text = f
+				if eq {
+					out[i].text += "=" + val
+				}
+				break
+			}
+		}
+	}
+	if out == nil {
+		return args
+	}
 	return out
 }

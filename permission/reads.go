@@ -214,6 +214,17 @@ func (c *checker) readGlob(text string, pl *plan) {
 // every symlink: grep -R, rg -L, ag -f, zip -r without -y, cp/tar/rsync
 // dereferencing.
 func followsLinks(base string, args []word) bool {
+	// Unique prefixes too: grep --der is --dereference-recursive.
+	switch base {
+	case "grep", "egrep", "fgrep":
+		args = longPrefixes(args, "--dereference-recursive")
+	case "rg", "ag":
+		args = longPrefixes(args, "--follow")
+	case "zip":
+		args = longPrefixes(args, "--recurse-paths")
+	default:
+		args = longPrefixes(args, "--dereference", "--copy-links")
+	}
 	for _, a := range args {
 		t := a.text
 		short := strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--")
