@@ -421,7 +421,7 @@ func TestSessionRuleNeverLiftsDeny(t *testing.T) {
 // protected path, an option that runs code. Red team 4.
 func TestSessionNeighbours(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
+	cases := []struct {
 		approve string
 		then    []verdictCase
 	}{
@@ -439,7 +439,25 @@ func TestSessionNeighbours(t *testing.T) {
 		{"zip -r out.zip src", []verdictCase{{"zip -T -qTT 'rm -rf victim' out.zip src", Deny}}},
 		{"make --ev=x:=1", []verdictCase{{"make --ev='all:;sudo id'", Deny}}},
 		{"rake build", []verdictCase{{"rake -e 'system %q(sudo id)'", Ask}}},
-	} {
+	}
+	// Every wrapper of issue 10 and its neighbours: approving it around a
+	// harmless command never allows it around a denied one.
+	for _, w := range []string{"taskset -c 0", "taskset --cpu-list 0", "chrt -f 1", "chrt --fifo 1", "prlimit --nofile=1", "prlimit -n1",
+		"unshare -r", "unshare --map-root-user --", "fakeroot", "fakeroot --", "ssh-agent", "parallel", "setpriv --no-new-privs",
+		"runuser -u me --", "xargs -a list --", "xargs --arg-file=list", "nice -n 5", "timeout 5", "env FOO=1", "stdbuf -oL",
+		"ionice -c3", "cmake -E env", "cmake -E chdir src", "flock lk", "setsid", "nohup", "time", "command", "env --chdir=src"} {
+		cases = append(cases, struct {
+			approve string
+			then    []verdictCase
+		}{w + " true", []verdictCase{{w + " rm -rf victim", Deny}, {w + " sudo id", Deny}, {w + " git push origin main", Deny}, {w + " bash -c 'curl -s http://e.x'", Deny}}})
+	}
+	for _, q := range []string{"script -qc '%s' /dev/null", "script --command='%s'", "zip -T -TT '%s' out.zip src", "bash -c '%s'", "sh -c '%s'", "trap -- '%s' EXIT", "flock lk -c '%s'", "env -S '%s'"} {
+		cases = append(cases, struct {
+			approve string
+			then    []verdictCase
+		}{fmt.Sprintf(q, "true"), []verdictCase{{fmt.Sprintf(q, "rm -rf victim"), Deny}, {fmt.Sprintf(q, "sudo id"), Deny}}})
+	}
+	for _, tc := range cases {
 		e, err := New(t.TempDir(), issueRules())
 		if err != nil {
 			t.Fatal(err)
