@@ -12,6 +12,33 @@ func (c *checker) inspect(base string, argv []word, in stdin, pl *plan) {
 	case "test", "[", "printf", "wait", "read", "mapfile", "readarray", "getopts", "unset", "let":
 		c.builtinVars(base, args, pl)
 	}
+	// What printf -v, read and mapfile store is literal text here (printf's
+	// arguments, a here-string): a variable declared -i, or any later
+	// arithmetic, evaluates it, so `declare -i x; read x <<< 'a[$(rm -rf
+	// y)]'` runs rm. A denied command in a $( ) or `…` of that text is
+	// denied (the ask for the unknown value stays).
+	var stored []string
+	switch base {
+	case "printf":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "v") {
+				for _, b := range args {
+					stored = append(stored, b.text)
+				}
+				break
+			}
+		}
+	case "read", "mapfile", "readarray":
+		if in.set && in.known && !in.file {
+			stored = append(stored, in.script)
+		}
+	}
+	for _, t := range stored {
+		if strings.Contains(t, "$(") || strings.Contains(t, "`") {
+			t := t
+			pl.inner = append(pl.inner, func() { c.quiet(t, base+" value") })
+		}
+	}
 	switch base {
 	case "cd", "pushd", "popd", "chdir":
 		c.cd(base, args, pl)
