@@ -34,3 +34,9 @@ func TestRun(t *testing.T) {
 		t.Errorf("clean tests: exit %d, want theirs (3)", code)
 	}
 }
+
+func TestFuzzWorker(t *testing.T) {
+	if !fuzzWorker([]string{"x.test", "-test.fuzzworker", "-test.run=^$"}) || fuzzWorker([]string{"x.test", "-test.fuzz=F"}) {
+		t.Error("fuzz worker arguments not told apart")
+	}
+}
