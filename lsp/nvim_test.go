@@ -45,6 +45,8 @@ func TestNeovimClient(t *testing.T) {
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=dumb",
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
+		// Neovim's run directory (sockets); without these it makes /tmp/nvim.USER.
+		"XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "TMPDIR=" + os.TempDir(),
 		"AGENT_LSP_BIN=" + binary, "AGENT_LSP_WS=" + ws, "AGENT_LSP_MODEL_URL=" + m.URL, "AGENT_LSP_TIMEOUT_MS=40000",
 	}
 	start := time.Now()
