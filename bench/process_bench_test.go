@@ -62,6 +62,16 @@ func startInitialized(b *testing.B, s server, processID int) (*running, time.Dur
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/w\n\ngo 1.26\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
+	// gopls's telemetry ignores GOTELEMETRY; it reads its mode from this
+	// file, and when on it starts a detached uploader (outside the group
+	// killed below) that writes counters into HOME after it was removed.
+	mode := filepath.Join(dir, ".config", "go", "telemetry", "mode")
+	if err := os.MkdirAll(filepath.Dir(mode), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(mode, []byte("off"), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	cmd := exec.Command(s.argv[0], s.argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "PATH=" + os.Getenv("PATH"),
