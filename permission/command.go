@@ -78,6 +78,7 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 	if !pl.noArgCheck {
 		c.argChecks(base, argv[1:], &pl)
 	}
+	c.protectedOperands(base, argv, &pl)
 	for _, a := range argv[1:] {
 		if !a.static && secretVar().MatchString(a.text) {
 			pl.ask(a.text, "expands a variable that may hold a secret")

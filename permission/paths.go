@@ -65,6 +65,14 @@ func protectedWrite(rel string) (Verdict, string) {
 		return Ask, "protected path .husky/**: git hooks installed by husky"
 	case len(segs) >= 3 && foldSegment(segs[0]) == ".github" && foldSegment(segs[1]) == "workflows":
 		return Ask, "CI workflow: runs with repository secrets"
+	case base == ".pre-commit-config.yaml" || base == "lefthook.yml" || base == ".lefthook.yml":
+		// Hook managers: the installed .git/hooks script runs what they list.
+		return Ask, "protected path " + base + ": git hooks run by a hook manager"
+	case foldSegment(segs[0]) == ".devcontainer" || base == ".devcontainer.json":
+		// initializeCommand runs on the host when the editor opens the container.
+		return Ask, "dev container configuration: its initializeCommand runs on the host"
+	case base == ".gitlab-ci.yml" && len(segs) == 1:
+		return Ask, "CI workflow: runs with repository secrets"
 	case base == ".mcp.json" || base == ".gitattributes" || base == ".gitmodules" || base == ".gitconfig":
 		return Ask, "configuration that makes tools run commands: " + base
 	}

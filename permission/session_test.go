@@ -439,6 +439,14 @@ func TestSessionNeighbours(t *testing.T) {
 		{"zip -r out.zip src", []verdictCase{{"zip -T -qTT 'rm -rf victim' out.zip src", Deny}}},
 		{"make --ev=x:=1", []verdictCase{{"make --ev='all:;sudo id'", Deny}}},
 		{"rake build", []verdictCase{{"rake -e 'system %q(sudo id)'", Ask}}},
+		// A session rule PROGRAM * does not lift the protected-path check
+		// on its operands and option values.
+		{"tsc -p .", []verdictCase{{"tsc -p . --outDir .git/hooks", Ask}, {"tsc --outFile .envrc", Ask}}},
+		{"split -b1 x", []verdictCase{{"split -b1 x .git/hooks/", Ask}}},
+		{"csplit x 1", []verdictCase{{"csplit -f .git/hooks/p x 1", Ask}}},
+		{"cpio -o < list", []verdictCase{{"cpio -o -F .git/hooks/x < list", Ask}}},
+		{"git archive HEAD -o x.tar", []verdictCase{{"git archive HEAD -o .git/hooks/x", Ask}}},
+		{"git format-patch -1", []verdictCase{{"git format-patch --output-directory=.vscode -1", Ask}}},
 	}
 	// Every wrapper of issue 10 and its neighbours: approving it around a
 	// harmless command never allows it around a denied one.
