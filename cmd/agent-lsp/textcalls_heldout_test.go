@@ -46,6 +46,10 @@ func TestRunTextCallsHeldOut(t *testing.T) {
 		"hermes then mistral":        {"<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}</tool_call>\n[TOOL_CALLS]read_file[ARGS]{\"path\": \"notes.txt\", \"limit\": 1}", 2},
 		"hermes two in one tag":      {"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\", \"limit\": 1}}\n</tool_call>", 2},
 		"mistral v11, prose after":   {"[TOOL_CALLS]read_file[ARGS]{\"path\": \"notes.txt\"}\nReading it now.", 1},
+		// Third red-team pass (each failed before its fix).
+		"closed think first, hermes": {"</think>\n\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>", 1},
+		"pythonic unicode escape":    {`[read_file(path="not\u0065s.txt")]`, 1},
+		"gemini default_api":         {"```tool_code\nprint(default_api.read_file(path=\"notes.txt\"))\n```", 1},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -166,6 +170,7 @@ func TestRunBrokenTextCallHeldOut(t *testing.T) {
 		"bad arguments": {"<tool_call>\n<function=read_file>\n<parameter=offset>\n2\n</parameter>\n</function>\n</tool_call>", "do not match its schema"},
 		"truncated":     {"<|python_tag|>{\"name\": \"read_file\", \"parameters\": {\"path\": \"notes", "does not parse"},
 		"unclosed":      {"```tool_code\nread_file(path=\"notes.txt\")\n", "not closed"},
+		"pythonic cut":  {`[read_file(path="notes.txt"`, "not closed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

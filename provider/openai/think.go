@@ -63,6 +63,15 @@ func (t *thinkSplit) push(s string) (reasoning, text string) {
 			}
 			decided := true
 			for _, o := range thinkOpens {
+				// A closing tag as the very first token: the template
+				// opened the block and the model closed it at once.
+				if strings.HasPrefix(lead, o.close) {
+					t.pending, t.state, t.trimLead = lead[len(o.close):], thinkAnswer, true
+					break
+				}
+				if strings.HasPrefix(o.close, lead) {
+					decided = false
+				}
 				if strings.HasPrefix(lead, o.open) {
 					t.state, t.close, t.pending = thinkInside, o.close, lead[len(o.open):]
 					break

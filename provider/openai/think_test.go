@@ -20,6 +20,10 @@ func TestThinkSplit(t *testing.T) {
 		{"reasoning model, no thinking", "Plain answer.", true, "", "Plain answer."},
 		{"cut inside thinking", "<think>still thinking", false, "still thinking", ""},
 		{"tag-like prefix", "<thin ice>", false, "", "<thin ice>"},
+		{"closed at once", "</think>\n\n{\"name\": \"x\"}", false, "", "{\"name\": \"x\"}"},
+		{"closed at once, reasoning model", "\n</think>Hi", true, "", "Hi"},
+		{"thinking closed at once", "</thinking>\nHi", false, "", "Hi"},
+		{"closing tag of html", "</div> ends it", false, "", "</div> ends it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -31,14 +31,26 @@ func newToolset(specs []tools.Spec) *toolset {
 }
 
 // canonicalName trims the name and drops the "functions." prefix some
-// models copy from OpenAI's own prompt format, as the dispatcher does.
-func canonicalName(name string) string {
+// models copy from OpenAI's own prompt format (as the dispatcher does),
+// and the ":0" index of the "functions.NAME:0" ids that harmony and Kimi
+// K2 write. Gemini's "default_api." namespace is dropped when no offered
+// tool has the name with it.
+func (ts *toolset) canonicalName(name string) string {
 	name = strings.TrimSpace(name)
-	return strings.TrimPrefix(name, "functions.")
+	if n, ok := strings.CutPrefix(name, "functions."); ok {
+		name = n
+		if i := strings.LastIndexByte(n, ':'); i > 0 && i < len(n)-1 && strings.Trim(n[i+1:], "0123456789") == "" {
+			name = n[:i]
+		}
+	}
+	if _, ok := ts.specs[name]; !ok {
+		name = strings.TrimPrefix(name, "default_api.")
+	}
+	return name
 }
 
 func (ts *toolset) has(name string) bool {
-	_, ok := ts.specs[canonicalName(name)]
+	_, ok := ts.specs[ts.canonicalName(name)]
 	return ok
 }
 
@@ -74,7 +86,7 @@ func (ts *toolset) data(calls []rawCall) bool {
 // call's "name" would.
 func (ts *toolset) mentioned(text string) bool {
 	for _, n := range ts.names {
-		if strings.Contains(text, `"`+n+`"`) || strings.Contains(text, `"functions.`+n+`"`) {
+		if strings.Contains(text, `"`+n+`"`) || strings.Contains(text, `"functions.`+n) || strings.Contains(text, `"default_api.`+n+`"`) {
 			return true
 		}
 	}
@@ -83,7 +95,7 @@ func (ts *toolset) mentioned(text string) bool {
 
 // check returns the call to run, or a problem in words for the model.
 func (ts *toolset) check(c rawCall) (provider.ToolCall, string) {
-	name := canonicalName(c.name)
+	name := ts.canonicalName(c.name)
 	spec, ok := ts.specs[name]
 	if !ok {
 		if name == "" {

@@ -5,21 +5,66 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // parsePythonList reads Llama 3.2's pythonic calls, the whole reply being
 // [get_weather(city="Paris"), get_time(tz="UTC")] (the llama-models
-// llama3_2 prompt format; meta-llama/llama-models#169).
+// llama3_2 prompt format; meta-llama/llama-models#169). A reply that
+// starts like such a list ("[NAME(") but is cut short, or is a whole list
+// of calls with text after it, is broken; the calls read so far say
+// which tools it names (an unknown one makes it an answer, rule 4).
 func parsePythonList(text string) (envelope, bool) {
 	s := strings.TrimSpace(text)
-	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") {
+	if !strings.HasPrefix(s, "[") {
 		return envelope{}, false
 	}
-	calls, err := parsePyCalls(s[1:len(s)-1], ",")
-	if err != nil || len(calls) == 0 {
-		return envelope{}, false // a list that is not calls is an answer
+	var whole error
+	if strings.HasSuffix(s, "]") {
+		calls, err := parsePyCalls(s[1:len(s)-1], ",")
+		if err == nil && len(calls) > 0 {
+			return envelope{calls: calls}, true
+		}
+		whole = err
 	}
-	return envelope{calls: calls}, true
+	p := &pyParser{s: s[1:]}
+	var env envelope
+	for {
+		p.skip(",")
+		switch {
+		case p.done():
+			env.broken = "the Python call list is not closed by ']'; is it cut short?"
+			return env, true
+		case p.s[p.i] == ']':
+			if whole != nil {
+				env.broken = "in the Python call list, " + whole.Error()
+			} else {
+				env.broken = fmt.Sprintf("the reply starts with a Python call list but has text after it (%q); send the calls alone, or use the tool-calling format", clipText(strings.TrimSpace(p.s[p.i+1:])))
+			}
+			return env, true
+		}
+		at := p.i
+		name := p.ident()
+		p.skip("")
+		if name == "" || p.done() || p.s[p.i] != '(' {
+			if len(env.calls) == 0 {
+				return envelope{}, false // a list that is not calls is an answer
+			}
+		}
+		p.i = at
+		c, err := p.call()
+		if err != nil {
+			if p.done() || whole != nil {
+				// Cut short, or a whole list that is not valid calls.
+				env.broken = "in the Python call list, " + err.Error()
+				env.calls = append(env.calls, rawCall{name: name})
+				return env, true
+			}
+			return envelope{}, false
+		}
+		env.calls = append(env.calls, c)
+	}
 }
 
 // parseToolCode reads Gemma's ```tool_code block of Python calls (Google's
@@ -261,20 +306,50 @@ func (p *pyParser) str() (string, error) {
 			return b.String(), nil
 		case c == '\\' && p.i+1 < len(p.s):
 			p.i++
-			switch e := p.s[p.i]; e {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			default:
-				b.WriteByte(e)
-			}
+			p.escape(&b)
 		default:
 			b.WriteByte(c)
 		}
 		p.i++
 	}
 	return "", p.errorf("a string is not closed; is the call cut short?")
+}
+
+// pyEscapes are Python's one-letter string escapes.
+var pyEscapes = map[byte]string{'n': "\n", 't': "\t", 'r': "\r", 'a': "\a", 'b': "\b", 'f': "\f", 'v': "\v", '0': "\x00", '\\': "\\", '\'': "'", '"': "\""}
+
+// escape writes the escape whose letter is at p.i (after the backslash)
+// as Python reads it: \xHH, \uHHHH and \UHHHHHHHH are code points, a
+// backslash before a newline continues the line, and an escape Python
+// does not know keeps its backslash ("\d" in a regex stays "\d").
+func (p *pyParser) escape(b *strings.Builder) {
+	e := p.s[p.i]
+	if s, ok := pyEscapes[e]; ok {
+		b.WriteString(s)
+		return
+	}
+	switch e {
+	case '\n':
+		return
+	case 'x', 'u', 'U':
+		n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+		if p.i+n < len(p.s) {
+			if r, err := strconv.ParseUint(p.s[p.i+1:p.i+1+n], 16, 32); err == nil {
+				p.i += n
+				if utf16.IsSurrogate(rune(r)) && strings.HasPrefix(p.s[p.i+1:], "\\u") && p.i+7 <= len(p.s) {
+					// A surrogate pair written as two \u escapes.
+					if lo, err := strconv.ParseUint(p.s[p.i+3:p.i+7], 16, 32); err == nil {
+						if c := utf16.DecodeRune(rune(r), rune(lo)); c != utf8.RuneError {
+							p.i += 6
+							r = uint64(c)
+						}
+					}
+				}
+				b.WriteRune(rune(r))
+				return
+			}
+		}
+	}
+	b.WriteByte('\\')
+	b.WriteByte(e)
 }

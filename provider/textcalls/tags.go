@@ -26,86 +26,6 @@ const (
 	functionEnd  = "</function>"
 )
 
-var asciiDeepSeek = strings.NewReplacer(
-	"<|tool▁calls▁begin|>", dsCallsBegin, "<|tool▁calls▁end|>", dsCallsEnd,
-	"<|tool▁call▁begin|>", dsCallBegin, "<|tool▁call▁end|>", dsCallEnd, "<|tool▁sep|>", dsSep)
-
-// parseDeepSeek reads DeepSeek V3/R1 markers (google/adk-python#5654):
-//
-//	<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME
-//	```json
-//	{...}
-//	```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
-//
-// and V3.1's <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>.
-func parseDeepSeek(text string) (envelope, bool) {
-	text = asciiDeepSeek.Replace(text)
-	start := strings.Index(text, dsCallsBegin)
-	if start < 0 {
-		start = strings.Index(text, dsCallBegin)
-	}
-	if start < 0 {
-		return envelope{}, false
-	}
-	env := envelope{prose: text[:start]}
-	body := strings.TrimPrefix(text[start:], dsCallsBegin)
-	if i := strings.Index(body, dsCallsEnd); i >= 0 {
-		env.prose += body[i+len(dsCallsEnd):]
-		body = body[:i]
-	}
-	for {
-		body = strings.TrimSpace(body)
-		if body == "" {
-			break
-		}
-		if !strings.HasPrefix(body, dsCallBegin) {
-			env.broken = fmt.Sprintf("unexpected text %q between the tool-call markers", textpkg.Clip(body, 40))
-			return env, true
-		}
-		body = body[len(dsCallBegin):]
-		end := strings.Index(body, dsCallEnd)
-		if end < 0 {
-			env.broken = "a <｜tool▁call▁begin｜> is not closed by <｜tool▁call▁end｜>; is the call cut short?"
-			return env, true
-		}
-		one := body[:end]
-		body = body[end+len(dsCallEnd):]
-		kind, rest, ok := strings.Cut(one, dsSep)
-		if !ok {
-			env.broken = "a DeepSeek tool call has no <｜tool▁sep｜>"
-			return env, true
-		}
-		var name, args string
-		if strings.TrimSpace(kind) == "function" {
-			name, args, _ = strings.Cut(rest, "\n")
-		} else {
-			name, args = kind, rest
-		}
-		env.calls = append(env.calls, rawCall{name: name, argsText: unfence(args)})
-	}
-	if len(env.calls) == 0 {
-		env.broken = "the tool-call markers hold no call"
-	}
-	return env, true
-}
-
-// unfence returns the body of a ```json fence, or s when there is none.
-// It closes at the last fence, so arguments holding fences stay whole.
-func unfence(s string) string {
-	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, "```") {
-		return t
-	}
-	t = t[3:]
-	if nl := strings.IndexByte(t, '\n'); nl >= 0 {
-		t = t[nl+1:]
-	}
-	if i := strings.LastIndex(t, "```"); i >= 0 {
-		t = t[:i]
-	}
-	return strings.TrimSpace(t)
-}
-
 // parseMistral reads [TOOL_CALLS] [{"name":..,"arguments":..}] (tokenizer
 // v3, vllm-project/vllm#10333) and [TOOL_CALLS]NAME[ARGS]{..} with an
 // optional [CALL_ID]id (v11+, vllm-project/vllm#44596), repeated.
@@ -250,6 +170,12 @@ func parseToolCallTags(text string) (envelope, bool) {
 	if !strings.Contains(text, toolCallOpen) {
 		return envelope{}, false
 	}
+	if inner, ok := strings.CutPrefix(strings.TrimSpace(text), toolCallOpen); ok {
+		if body, ok := strings.CutSuffix(inner, toolCallEnd); ok && strings.TrimSpace(body) == "" {
+			// The whole reply is an empty pair: a call the model left out.
+			return envelope{broken: "the <tool_call> tag holds no call"}, true
+		}
+	}
 	var env envelope
 	rest := text
 	seen := false
@@ -352,7 +278,7 @@ func parseFunctionTags(text string) (envelope, bool) {
 			env.broken = "a <function=NAME> tag is not closed by '>'"
 			return env, true
 		}
-		name := rest[:gt]
+		name := strings.TrimSpace(rest[:gt])
 		rest = rest[gt+1:]
 		end := strings.Index(rest, functionEnd)
 		if end < 0 {
@@ -394,7 +320,7 @@ func parseParameters(body string) (args map[string]any, raw map[string]string, p
 		if gt < 0 {
 			return nil, nil, "a <parameter=NAME> tag is not closed by '>'"
 		}
-		name := body[:gt]
+		name := strings.TrimSpace(body[:gt])
 		body = body[gt+1:]
 		end := strings.Index(body, "</parameter>")
 		if end < 0 {

@@ -141,7 +141,7 @@ func recoverText(text string, ts *toolset, again bool) (Result, int) {
 		start := commonPrefix(text, env.prose)
 		r := Result{Family: name, Text: proseText(env.prose)}
 		if env.broken != "" {
-			if f.implicit && !ts.mentioned(text) {
+			if f.implicit && !ts.mentioned(text) && !ts.namesAny(env.calls) {
 				return Result{}, 0 // broken JSON about no tool of ours: an answer
 			}
 			r.Problem = env.broken
