@@ -39,14 +39,18 @@ func TestNeovimClient(t *testing.T) {
 	home := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	if err := os.Mkdir(filepath.Join(home, "run"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-i", "NONE", "-c", "luafile "+script)
 	cmd.Dir = ws
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=dumb",
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
-		// Neovim's run directory (sockets); without these it makes /tmp/nvim.USER.
-		"XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "TMPDIR=" + os.TempDir(),
+		// Neovim's run directory (sockets) and temporary files; without
+		// these it makes /tmp/nvim.USER.
+		"XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "TMPDIR=" + home,
 		"AGENT_LSP_BIN=" + binary, "AGENT_LSP_WS=" + ws, "AGENT_LSP_MODEL_URL=" + m.URL, "AGENT_LSP_TIMEOUT_MS=40000",
 	}
 	start := time.Now()

@@ -67,6 +67,11 @@ func runNvim(t *testing.T, script string, env ...string) string {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
+	// Neovim's run directory (its server socket) must exist, or it makes
+	// one in /tmp/nvim.USER.
+	if err := os.Mkdir(filepath.Join(home, ".run"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-i", "NONE", "-u", "NONE",
@@ -80,6 +85,9 @@ func runNvim(t *testing.T, script string, env ...string) string {
 		"XDG_DATA_HOME=" + filepath.Join(home, ".data"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"),
+		// tempname() and friends: otherwise Neovim makes /tmp/nvim.USER,
+		// and leaves it (chroot-nvim.sh binds TMPDIR at the same path).
+		"TMPDIR=" + home,
 		"NVIM_CHROOT=" + os.Getenv("NVIM_CHROOT"),
 	}, env...)
 	var stdout, stderr bytes.Buffer
