@@ -221,37 +221,8 @@ func credentialURL(dir string) bool {
 // checks. git's subcommands (parse-options) take any unique prefix of a long
 // option: git grep --op=CMD is --open-files-in-pager=CMD, git fetch
 // --upload-pa=CMD is --upload-pack=CMD.
-var gitCheckedLong = []string{"open-files-in-pager", "upload-pack", "receive-pack", "exec", "extcmd", "ext-diff", "textconv", "output", "file"}
+var gitCheckedLong = []string{"--open-files-in-pager", "--upload-pack", "--receive-pack", "--exec", "--extcmd", "--ext-diff", "--textconv", "--output", "--file"}
 
 // gitLongArgs spells abbreviated long options as the gitCheckedLong option
-// they stand for. A prefix two options share is an error in git; reading it
-// as the checked one is the stricter choice. Options of their own that are
-// prefixes (--text of --textconv) stay as they are.
-func gitLongArgs(args []word) []word {
-	var out []word
-	for i, a := range args {
-		if a.text == "--" {
-			break
-		}
-		name, val, eq := strings.Cut(strings.TrimPrefix(a.text, "--"), "=")
-		if !strings.HasPrefix(a.text, "--") || len(name) < 2 || name == "text" {
-			continue
-		}
-		for _, k := range gitCheckedLong {
-			if name != k && strings.HasPrefix(k, name) {
-				if out == nil {
-					out = append([]word(nil), args...)
-				}
-				out[i].text = "--" + k
-				if eq {
-					out[i].text += "=" + val
-				}
-				break
-			}
-		}
-	}
-	if out == nil {
-		return args
-	}
-	return out
-}
+// they stand for; --text is an option of its own, not --textconv.
+func gitLongArgs(args []word) []word { return expandLong(args, []string{"--text"}, gitCheckedLong) }

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -103,14 +104,19 @@ func concatWords(ws []word) word {
 // so the checks that look for those options see them. A prefix two
 // options share is an error in the program; reading it as the checked
 // option is the stricter choice.
-func longPrefixes(args []word, full ...string) []word {
+func longPrefixes(args []word, full ...string) []word { return expandLong(args, nil, full) }
+
+// expandLong is longPrefixes for a program with options of its own that
+// are prefixes of a checked one (git's --text of --textconv): those stay
+// as written.
+func expandLong(args []word, own, full []string) []word {
 	var out []word
 	for i, a := range args {
 		if a.text == "--" {
 			break
 		}
 		name, val, eq := strings.Cut(a.text, "=")
-		if !strings.HasPrefix(name, "--") || len(name) < 3 {
+		if !strings.HasPrefix(name, "--") || len(name) < 3 || slices.Contains(own, name) {
 			continue
 		}
 		for _, f := range full {
