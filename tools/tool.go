@@ -7,7 +7,10 @@
 //  3. every path goes through the workspace boundary (boundary.go).
 package tools
 
+//go:generate go run ../internal/genschemas ..
+
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,8 +54,8 @@ type Tool struct {
 	name        string
 	description string
 	readOnly    bool
-	schema      *jsonschema.Schema
-	resolved    func() *jsonschema.Resolved // see typeSchema
+	schema      func() *jsonschema.Schema // see typeSchema
+	resolved    func() *jsonschema.Resolved
 	schemaJSON  func() json.RawMessage
 	paramsType  reflect.Type
 	run         func(ctx context.Context, params any) (Result, error)
@@ -90,8 +93,9 @@ func (t *Tool) Name() string { return t.name }
 func (t *Tool) ReadOnly() bool { return t.readOnly }
 
 // CheckSchema resolves the tool's parameter schema now (it is otherwise
-// resolved at the first call) and reports a schema that cannot be: a
-// programming error in a tool definition, which a test finds this way.
+// resolved at the first call) and reports a schema that cannot be, or a
+// generated schema (ToolSchema) missing or unequal to the inferred one:
+// programming errors in a tool definition, which a test finds this way.
 func (t *Tool) CheckSchema() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -99,6 +103,19 @@ func (t *Tool) CheckSchema() (err error) {
 		}
 	}()
 	t.resolved()
+	if t.paramsType == reflect.TypeFor[json.RawMessage]() {
+		return nil // DefineRaw: the schema is the JSON it was given
+	}
+	inferred, err := json.Marshal(t.schema())
+	if err != nil {
+		return err
+	}
+	if _, ok := reflect.Zero(t.paramsType).Interface().(precomputed); !ok {
+		return fmt.Errorf("%s has no generated ToolSchema method: add it to internal/genschemas and run go generate ./tools", t.paramsType)
+	}
+	if got := t.schemaJSON(); !bytes.Equal(got, inferred) {
+		return fmt.Errorf("the generated schema of %s is stale: run go generate ./tools\ngenerated: %s\ninferred:  %s", t.paramsType, got, inferred)
+	}
 	return nil
 }
 
@@ -220,53 +237,62 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 	return nil
 }
 
-// typeSchema is the schema of a parameters type, inferred once per type
-// when a tool of that type is first defined (a bad tag panics there and
-// then), encoded in the background from that moment (so a fresh process
-// encodes its tools' schemas on the second core while it sets up the
-// session), and resolved, which only validation needs, at the first call:
-// a one-shot `agent-lsp run` that calls no tool never pays for that.
+// typeSchema is the schema of a parameters type. The JSON the model reads
+// comes from the type's ToolSchema method when it has one (generated ahead
+// by `go generate ./tools`, see genschemas): inferring a schema by
+// reflection and encoding it was most of what a fresh `agent-lsp run`
+// spent before its first request. The inferred schema, which only
+// validation needs, is then made at the first call. A type without
+// ToolSchema is inferred when its first tool is defined (a bad tag panics
+// there and then) and encoded in the background from that moment.
 type typeSchema struct {
-	schema   *jsonschema.Schema
+	schema   func() *jsonschema.Schema
 	raw      func() json.RawMessage
 	resolved func() *jsonschema.Resolved
 }
 
+// precomputed is a params type that carries its schema's JSON, as
+// genschemas writes it; CheckSchema proves it equal to the inferred one.
+type precomputed interface{ ToolSchema() string }
+
 // schemas caches typeSchema by parameters type: tools are defined again
-// for every session and run (write_todos, task), and inferring a schema
-// by reflection is most of what that costs. Nothing changes a schema once
-// made, so tools of one type share it.
+// for every session and run (write_todos, task), so tools of one type
+// share it. Nothing changes a schema once made.
 var schemas sync.Map // reflect.Type -> *typeSchema
 
+// schemaOf returns P's schema, making it on first use.
 func schemaOf[P any](name string) *typeSchema {
 	typ := reflect.TypeFor[P]()
 	if v, ok := schemas.Load(typ); ok {
 		return v.(*typeSchema)
 	}
-	s, err := jsonschema.For[P](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // programming error, caught by tests
+	ts := &typeSchema{}
+	var zero P
+	pre, havePre := any(zero).(precomputed)
+	if havePre {
+		raw := json.RawMessage(pre.ToolSchema())
+		ts.raw = func() json.RawMessage { return raw }
+		ts.schema = sync.OnceValue(func() *jsonschema.Schema { return mustInfer(typ, name) })
+	} else {
+		s := mustInfer(typ, name)
+		ts.schema = func() *jsonschema.Schema { return s }
+		ts.raw = sync.OnceValue(func() json.RawMessage {
+			raw, err := json.Marshal(s)
+			if err != nil {
+				panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
+			}
+			return raw
+		})
 	}
-	if err := applyTags(s, typ); err != nil {
-		panic(fmt.Sprintf("tools: schema tags for %s: %v", name, err))
-	}
-	ts := &typeSchema{schema: s}
-	ts.raw = sync.OnceValue(func() json.RawMessage {
-		raw, err := json.Marshal(s)
-		if err != nil {
-			panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
-		}
-		return raw
-	})
 	ts.resolved = sync.OnceValue(func() *jsonschema.Resolved {
-		r, err := s.Resolve(nil)
+		r, err := ts.schema().Resolve(nil)
 		if err != nil {
-			panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err)) // caught by TestSchemasResolve
+			panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err)) // caught by CheckSchema
 		}
 		return r
 	})
 	v, loaded := schemas.LoadOrStore(typ, ts)
-	if !loaded {
+	if !loaded && !havePre {
 		go func() {
 			// A failure panics again, in the caller's goroutine, at Spec.
 			defer func() { _ = recover() }()
@@ -274,4 +300,27 @@ func schemaOf[P any](name string) *typeSchema {
 		}()
 	}
 	return v.(*typeSchema)
+}
+
+// mustInfer infers typ's schema; a bad tag is a programming error, which
+// CheckSchema finds in the tests.
+func mustInfer(typ reflect.Type, name string) *jsonschema.Schema {
+	s, err := InferSchema(typ)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
+	}
+	return s
+}
+
+// InferSchema makes the schema of a params type from its Go type and
+// tags, as Define documents: what genschemas encodes ahead of time.
+func InferSchema(typ reflect.Type) (*jsonschema.Schema, error) {
+	s, err := jsonschema.ForType(typ, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyTags(s, typ); err != nil {
+		return nil, fmt.Errorf("tags: %w", err)
+	}
+	return s, nil
 }

@@ -251,7 +251,7 @@ func sortedKeys(m map[string]any) []string {
 // fields, coercions) and, on failure, an *argError listing the problems.
 func bind(t *Tool, obj map[string]any, notes []string) (params any, outNotes []string, err error) {
 	c := &checker{tool: t.name}
-	c.value("", obj, t.schema)
+	c.value("", obj, t.schema())
 	if len(c.ignored) > 0 {
 		names := make([]string, 0, len(c.ignored))
 		for i, n := range c.ignored {
