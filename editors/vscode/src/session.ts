@@ -80,6 +80,9 @@ export class Session implements vscode.Disposable {
       this.client = client;
       this.output.info(`agent-lsp started: ${binary} serve`);
       this.history.refresh();
+      // Also a late start (the setting arrived or was fixed after the
+      // binary was not found): the chat restores and lists the models now.
+      this.chat.started(client);
       return client;
     } catch (e) {
       const msg = `agent-lsp: the server did not start (${e instanceof Error ? e.message : String(e)}). See the "agent-lsp" output.`;
@@ -104,6 +107,9 @@ export class Session implements vscode.Disposable {
   }
 
   async restart(): Promise<void> {
+    // A start under way read the settings before the change: let it
+    // finish, then start again (ensure would hand back that start).
+    await this.starting;
     await this.stop();
     await this.ensure();
   }
