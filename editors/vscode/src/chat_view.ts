@@ -82,6 +82,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     void this.startup.started(client);
   }
 
+  /** settingsChanged is told when the endpoint's settings went to the running client: the models are listed again. */
+  settingsChanged(client: LanguageClient): void {
+    void this.startup.reloadModels(client);
+  }
+
   /** attach listens to a (re)started client's events and approval requests. */
   attach(client: LanguageClient): void {
     this.subs.push(client.onNotification(EventNotification, (ev: AgentEvent) => {

@@ -45,6 +45,12 @@ export class Startup<C extends object> {
     return this.viewReady ? this.run(client) : Promise.resolve();
   }
 
+  /** reloadModels: the endpoint's settings changed without a restart (pushed to client): list the models again. */
+  reloadModels(client: C): Promise<void> {
+    this.modelsFor = undefined;
+    return this.started(client);
+  }
+
   /** settle: the user started, chose or cleared a chat; nothing is restored over it. */
   settle(): void {
     this.restoreState = 'done';

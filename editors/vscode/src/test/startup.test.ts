@@ -138,3 +138,14 @@ test('a newer client that started during a failed restore is tried at once', asy
   assert.deepEqual(f.calls, ['models a', 'restore a', 'models b', 'restore b']);
   assert.equal(f.applied(), 1);
 });
+
+test('endpoint settings changed on a running client: the models again, no second restore', async () => {
+  const f = fake();
+  const a = { name: 'a' };
+  await f.startup.reloadModels(a); // before the view: nothing to draw them in
+  assert.deepEqual(f.calls, []);
+  await f.startup.ready(a);
+  await f.startup.reloadModels(a); // agentLsp.baseUrl arrived late, pushed to the server
+  assert.deepEqual(f.calls, ['models a', 'restore a', 'models a']);
+  assert.equal(f.applied(), 1);
+});
