@@ -5,10 +5,13 @@
 // server on 127.0.0.1, checks the streamed answer, approves the permission
 // prompt by clicking "Allow" in the notification, and finds the agent's edit
 // in the open editor next to the unsaved change (the file on disk is
-// untouched). It saves a screenshot of the chat view to e2e/work/vscode-chat.png
-// (SHOT=$PWD/docs/vscode-chat.png from the repository root refreshes the one in
-// docs/editors/vscode.md; the suite never
-// rewrites a tracked file).
+// untouched). A reload first starts without agentLsp.serverPath (the binary
+// is not found, nothing is restored), then the setting comes back in the
+// remote settings: the server starts late and the chat is restored then,
+// once, with the models listed. It saves a screenshot of the
+// chat view to e2e/work/vscode-chat.png (SHOT=$PWD/docs/vscode-chat.png from
+// the repository root refreshes the one in docs/editors/vscode.md; the suite
+// never rewrites a tracked file).
 //
 // Usage: node drive.js   (run.sh builds what it needs; env: AGENT_LSP_BIN,
 // VSIX, CS_PORT, KEEP=1 keeps the scratch folder, SHOT=path of the screenshot)
@@ -19,7 +22,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const model = require('./model_server');
-const { until, openFile, chatFrame, startCodeServer } = require('./lib');
+const { until, openFile, chatFrame, startCodeServer, splitSettings, writeSettings } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
@@ -110,6 +113,57 @@ function script(req) {
   return undefined;
 }
 
+/** agentLogs is the text of the extension's output ("agent-lsp" log) of every window so far. */
+function agentLogs() {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (e.name === 'agent-lsp.log') out.push(fs.readFileSync(path.join(d, e.name), 'utf8'));
+    }
+  };
+  try { walk(path.join(tmp, 'user/logs')); } catch { /* no logs yet */ }
+  return out.join('\n');
+}
+
+/** remoteCaches are the window's cached copies of the remote settings (VS Code starts a window from them). */
+function remoteCaches() {
+  const d = path.join(tmp, 'user/User/caches/CachedConfigurations/user');
+  try {
+    return fs.readdirSync(d).map((a) => fs.readFileSync(path.join(d, a, 'configuration.json'), 'utf8'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * editRemoteSettings replaces the remote settings (Machine/settings.json)
+ * in VS Code's own editor, as a user does, and closes it: the window
+ * applies them at once (it does not see the file written from outside).
+ */
+async function editRemoteSettings(page, s) {
+  await page.locator('.tab.active').first().click(); // the keys go to the workbench, not a webview
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Open Remote Settings (JSON)');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open Remote Settings (JSON)' }).first();
+  await row.waitFor({ timeout: 10000 });
+  await row.click();
+  const tab = page.locator('.tab', { hasText: 'settings.json' });
+  await page.locator('.tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 10000 });
+  await page.evaluate((t) => navigator.clipboard.writeText(t), JSON.stringify(s, null, 2));
+  await page.locator('.monaco-editor .view-lines', { hasText: '{' }).first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Control+V');
+  // The paste lands when the clipboard has been read: then save.
+  await page.locator('.tab.active.dirty', { hasText: 'settings.json' }).waitFor({ timeout: 10000 });
+  await page.keyboard.press('Control+S');
+  await page.locator('.tab.active:not(.dirty)', { hasText: 'settings.json' }).waitFor({ timeout: 10000 });
+  const saved = JSON.parse(fs.readFileSync(path.join(tmp, 'user/Machine/settings.json'), 'utf8'));
+  if (JSON.stringify(saved) !== JSON.stringify(JSON.parse(JSON.stringify(s)))) throw new Error('remote settings saved as ' + JSON.stringify(saved));
+  await tab.locator('.tab-actions .action-label').first().click();
+  await tab.waitFor({ state: 'detached', timeout: 5000 });
+}
+
 const t0 = Date.now();
 const el = () => ((Date.now() - t0) / 1000).toFixed(1) + 's';
 const log = (...a) => console.log(`[${el()}]`, ...a);
@@ -128,8 +182,7 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
     log('model server', srv.url);
 
     const dirs = ['--user-data-dir', path.join(tmp, 'user'), '--extensions-dir', path.join(tmp, 'ext')];
-    fs.mkdirSync(path.join(tmp, 'user/User'), { recursive: true });
-    fs.writeFileSync(path.join(tmp, 'user/User/settings.json'), JSON.stringify({
+    const settings = {
       'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none',
       'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
       'workbench.tips.enabled': false, 'editor.minimap.enabled': false, 'chat.commandCenter.enabled': false,
@@ -137,11 +190,25 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
       'files.autoSave': 'off', 'git.enabled': false, 'git.openRepositoryInParentFolders': 'never',
       'agentLsp.serverPath': BIN, 'agentLsp.baseUrl': srv.url, 'agentLsp.model': 'scripted',
       'agentLsp.apiKeySource': 'none', 'agentLsp.trace.server': 'messages',
-    }, null, 2));
+    };
+    // serverPath, baseUrl, apiKeySource (machine-scoped) go in the remote settings.
+    writeSettings(path.join(tmp, 'user'), settings);
     execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
     log('extension installed');
 
-    cs = await startCodeServer({ cs: CS, dirs, tmp, ws, port: PORT });
+    // Without agentLsp.serverPath the extension must not find a binary (the
+    // reload below relies on it): no agent-lsp on the PATH or in the usual
+    // places (which.ts), a scratch HOME, no GOBIN/GOPATH.
+    const csEnv = {
+      HOME: path.join(tmp, 'home'), GOBIN: undefined, GOPATH: undefined,
+      PATH: (process.env.PATH || '').split(':').filter((d) => d && !fs.existsSync(path.join(d, 'agent-lsp'))).join(':'),
+    };
+    fs.mkdirSync(csEnv.HOME, { recursive: true });
+    const { which, nodeDeps } = require(path.resolve(here, '../out/which.js'));
+    const found = which('agent-lsp', { ...nodeDeps, env: { PATH: csEnv.PATH, HOME: csEnv.HOME }, home: csEnv.HOME });
+    if (found) throw new Error(`agent-lsp is installed at ${found}: the missing-binary check after the reload cannot run here`);
+
+    cs = await startCodeServer({ cs: CS, dirs, tmp, ws, port: PORT, env: csEnv });
     log('code-server up');
 
     browser = await chromium.launch({
@@ -178,7 +245,11 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
       return true;
     }, 40000);
     let chat = await chatFrame(page);
-    log('chat view open');
+    // The server runs and reaches the model endpoint: the picker lists its
+    // models (remote settings that arrive after the extension activated
+    // start it late; the list comes then).
+    await until('the models listed', async () => (await chat.locator('#model option[value="other-model"]').count()) === 1, 30000);
+    log('chat view open, models listed');
     // Focus goes to the chat; the editor selection (none) and file go with the prompt.
     await chat.locator('#prompt').click();
     await chat.locator('#prompt').fill('Make greet say hello to the agent');
@@ -305,8 +376,25 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
     if (srv.requests[srv.requests.length - 1].model !== 'other-model') throw new Error('model sent: ' + srv.requests[srv.requests.length - 1].model);
     log('the model picker changed the model the server received');
 
-    // A reload restores the chat from the server's record; the history lists it.
+    // A reload restores the chat from the server's record; the history lists
+    // it. Here the reloaded window first has no agentLsp.serverPath, as when
+    // the settings reach the extension after it activated (VS Code starts a
+    // remote window from its cached copy of the remote settings): the binary
+    // is not found and nothing is restored. When the setting comes back, the
+    // server starts late, and the chat is restored then, once, with the
+    // models listed.
     const turnsBefore = await chat.locator('.turn.user').count();
+    const machine = splitSettings(settings).Machine;
+    const notFound = () => agentLogs().split('\n').filter((l) => l.includes('"agent-lsp" was not found on PATH')).length;
+    let n = notFound();
+    await editRemoteSettings(page, { ...machine, 'agentLsp.serverPath': undefined });
+    // The running window restarts on the change and does not find it; the
+    // window's copy of the remote settings, which the reloaded one starts
+    // from, has no serverPath either.
+    await until('the running window missing the binary', () => notFound() > n, 20000);
+    await until('the cached remote settings without serverPath', () => remoteCaches().every((c) => !c.includes('agentLsp.serverPath')), 10000);
+    log('without agentLsp.serverPath the running window reports the binary missing');
+    n = notFound();
     await page.reload();
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     // The restored window may show the Agent container already: clicking its
@@ -319,10 +407,19 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
       return false;
     }, 40000);
     chat = await chatFrame(page);
+    await page.locator('.notification-toast', { hasText: '"agent-lsp" was not found on PATH' }).first().waitFor({ timeout: 30000 });
+    if (notFound() <= n) throw new Error('the toast came but the reloaded window did not log the missing binary');
+    const early = await chat.locator('.turn').count();
+    if (early) throw new Error(`${early} turns shown with no server`);
+    if ((await chat.locator('#model option').first().textContent()) !== 'Default') throw new Error('models listed with no server');
+    log('the reloaded window has no server: binary missing, chat empty, no models');
+    await editRemoteSettings(page, machine);
     await until('the chat restored', async () => (await chat.locator('.turn.user', { hasText: 'Make greet say hello' }).count()) === 1, 30000);
+    // The models of the late server: the default names the configured one.
+    await until('the models listed', async () => (await chat.locator('#model option').first().textContent()) === 'Default (scripted)', 10000);
     const turnsAfter = await chat.locator('.turn.user').count();
     if (turnsAfter !== turnsBefore) throw new Error(`restored ${turnsAfter} prompts of ${turnsBefore}`);
-    log('reload restored the chat:', turnsAfter, 'prompts');
+    log('agentLsp.serverPath back: the server started, the chat restored once:', turnsAfter, 'prompts, models listed');
     // The model choice is remembered for the workspace; back to the configured one.
     await until('the remembered model', async () => (await chat.locator('#model').inputValue()) === 'other-model', 10000);
     await chat.locator('#model').selectOption({ index: 0 });

@@ -1,6 +1,6 @@
 // What both end-to-end scenarios (drive.js, undo.js) share: waiting on what
 // VS Code signals, opening a file like a person, finding the chat webview,
-// starting code-server.
+// starting code-server, writing the settings where it reads them.
 'use strict';
 
 /** until retries fn every 200 ms until it returns something truthy, for ms. */
@@ -54,10 +54,11 @@ async function chatFrame(page) {
  * startCodeServer starts code-server on 127.0.0.1:port for the workspace ws
  * with a clean environment: no AGENT_LSP_/OPENAI_ variables from the caller,
  * XDG homes and TMPDIR (code-server's IPC sockets) inside the scratch dir
- * tmp, so nothing lands in /tmp or the user's config. It resolves once the
- * server listens, with the child (its own process group, for kill(-pid)).
+ * tmp, so nothing lands in /tmp or the user's config; env overrides more
+ * (undefined removes a variable). It resolves once the server listens,
+ * with the child (its own process group, for kill(-pid)).
  */
-async function startCodeServer({ cs: bin, dirs, tmp, ws, port }) {
+async function startCodeServer({ cs: bin, dirs, tmp, ws, port, env: extra = {} }) {
   const path = require('path');
   const fs = require('fs');
   const { spawn } = require('child_process');
@@ -69,6 +70,10 @@ async function startCodeServer({ cs: bin, dirs, tmp, ws, port }) {
   }
   env.TMPDIR = path.join(tmp, 'tmp');
   fs.mkdirSync(env.TMPDIR, { recursive: true });
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
   const child = spawn(bin, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--auth', 'none',
     '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
     '--disable-workspace-trust', '--disable-getting-started-override', ws],
@@ -80,4 +85,37 @@ async function startCodeServer({ cs: bin, dirs, tmp, ws, port }) {
   return child;
 }
 
-module.exports = { until, openFile, chatFrame, startCodeServer };
+/** splitSettings parts settings into the User and the Machine (remote) ones; undefined values are left out. */
+function splitSettings(settings) {
+  const props = require('../package.json').contributes.configuration.properties;
+  const machine = new Set(['machine', 'machine-overridable', 'application-machine']);
+  const out = { User: {}, Machine: {} };
+  for (const [k, v] of Object.entries(settings)) {
+    if (v !== undefined) out[machine.has(props[k]?.scope) ? 'Machine' : 'User'][k] = v;
+  }
+  return out;
+}
+
+/**
+ * writeSettings writes the settings of the user-data dir `user` where a
+ * remote window (code-server is one) reads them: the extension's
+ * machine-scoped ones (agentLsp.serverPath, .baseUrl, …, from
+ * package.json) in the remote settings, Machine/settings.json; the rest in
+ * User/settings.json. A remote window takes machine-scoped settings from
+ * the remote settings only: in User/settings.json they count only until VS
+ * Code parses that file with the extension's settings known, and are gone
+ * after (this failed drive.js once: serverPath read as unset after a
+ * reload). Each file is written whole (a temporary file renamed).
+ */
+function writeSettings(user, settings) {
+  const path = require('path');
+  const fs = require('fs');
+  for (const [dir, s] of Object.entries(splitSettings(settings))) {
+    const f = path.join(user, dir, 'settings.json');
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f + '.tmp', JSON.stringify(s, null, 2));
+    fs.renameSync(f + '.tmp', f);
+  }
+}
+
+module.exports = { until, openFile, chatFrame, startCodeServer, splitSettings, writeSettings };

@@ -22,7 +22,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const model = require('./model_server');
-const { until, openFile, chatFrame, startCodeServer } = require('./lib');
+const { until, openFile, chatFrame, startCodeServer, writeSettings } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
@@ -95,8 +95,8 @@ async function ask(chat, prompt, answer) {
     srv = await model.start(script);
 
     const dirs = ['--user-data-dir', path.join(tmp, 'user'), '--extensions-dir', path.join(tmp, 'ext')];
-    fs.mkdirSync(path.join(tmp, 'user/User'), { recursive: true });
-    fs.writeFileSync(path.join(tmp, 'user/User/settings.json'), JSON.stringify({
+    // baseUrl and apiKeySource (machine-scoped) go in the remote settings.
+    writeSettings(path.join(tmp, 'user'), {
       'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none',
       'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
       'workbench.tips.enabled': false, 'editor.minimap.enabled': false, 'chat.commandCenter.enabled': false,
@@ -104,7 +104,7 @@ async function ask(chat, prompt, answer) {
       'files.autoSave': 'off', 'git.enabled': false, 'git.openRepositoryInParentFolders': 'never',
       'agentLsp.baseUrl': srv.url, 'agentLsp.model': 'scripted',
       'agentLsp.apiKeySource': 'none', 'agentLsp.trace.server': 'messages',
-    }, null, 2));
+    });
     execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
 
     cs = await startCodeServer({ cs: CS, dirs, tmp, ws, port: PORT });
@@ -130,7 +130,9 @@ async function ask(chat, prompt, answer) {
       return true;
     }, 40000);
     const chat = await chatFrame(page);
-    log('main.go open with an unsaved note; chat open');
+    // The server reaches the model endpoint: the picker lists its models.
+    await until('the models listed', async () => (await chat.locator('#model option[value="other-model"]').count()) === 1, 30000);
+    log('main.go open with an unsaved note; chat open, models listed');
 
     await ask(chat, 'Greet the agent and keep notes', 'wrote');
     // The server that answered is the one inside the installed extension.

@@ -18,6 +18,7 @@ import { Changes, ChangesMessage, isChangesMessage } from './changes';
 import { chatHtml } from './chat_html';
 import { complete, MentionItem } from './mentions';
 import { parsePathRef } from './markdown';
+import { RestoreOutcome, Startup } from './startup';
 
 export interface EditorContext {
   uri: vscode.Uri;
@@ -52,7 +53,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private subs: vscode.Disposable[] = [];
   private pending = new Map<string, (choice: string) => void>();
   private approvals = 0;
-  private restored = false;
+  /** When the previous chat is restored and the models listed: once a server runs (startup.ts). */
+  private readonly startup = new Startup<LanguageClient>({
+    restore: (c, current) => this.restore(c, current),
+    loadModels: (c) => this.loadModels(c),
+  });
   private models: { id: string; contextWindow?: number }[] = [];
   private modelsError?: string;
   private currentModel = '';
@@ -65,6 +70,21 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   ) {
     this.subs.push(vscode.window.onDidChangeActiveTextEditor(() => this.post()));
     this.subs.push(vscode.window.onDidChangeTextEditorSelection(() => this.schedule()));
+  }
+
+  /**
+   * started is told by the session that a client has started, also late
+   * (the binary was not found until a setting arrived or was fixed, Retry,
+   * Restart server): a chat not restored yet is restored now, and the
+   * models are listed again.
+   */
+  started(client: LanguageClient): void {
+    void this.startup.started(client);
+  }
+
+  /** settingsChanged is told when the endpoint's settings went to the running client: the models are listed again. */
+  settingsChanged(client: LanguageClient): void {
+    void this.startup.reloadModels(client);
   }
 
   /** attach listens to a (re)started client's events and approval requests. */
@@ -89,8 +109,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     switch (m.type) {
       case 'ready':
         this.post();
-        void this.restore();
-        void this.loadModels();
+        void this.getClient().then((c) => this.startup.ready(c));
         break;
       case 'submit': {
         const sent = await this.ask(m.text, m.current === false ? undefined : activeContext(), m.mentions ?? []);
@@ -157,6 +176,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (items.length) params.context = items;
     const model = this.selectedModel();
     if (model) params.model = model;
+    this.startup.settle();
     this.update(startRun(this.state, prompt, labels.join(', ') || undefined, newSessionId()));
     params.sessionId = this.state.sessionId;
     const cts = (this.cts = new vscode.CancellationTokenSource());
@@ -222,6 +242,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   newChat(): void {
+    this.startup.settle();
     this.cancel();
     for (const f of this.pending.values()) f('deny');
     this.state = emptyState();
@@ -237,6 +258,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
     const client = await this.getClient();
     if (!client) return;
+    this.startup.settle();
     const h = await client.sendRequest(SessionHistoryRequest, { sessionId: id });
     this.state = fromHistory(id, h.turns, h.usage);
     void this.ctx.workspaceState.update(sessionKey, id);
@@ -254,32 +276,34 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
    * workspace state that names it is written to disk only now and then, so
    * a reload soon after the first prompt may find nothing: then the
    * workspace's most recent session is the one (unless New chat was the
-   * last thing done).
+   * last thing done). It runs with the first client that starts while
+   * the view is drawn (startup.ts); nothing replaces a chat the user
+   * started or chose meanwhile (current() is false then, or the chat has
+   * turns).
    */
-  private async restore(): Promise<void> {
-    if (this.restored) return;
-    this.restored = true;
+  private async restore(client: LanguageClient, current: () => boolean): Promise<RestoreOutcome> {
     let id = this.ctx.workspaceState.get<string>(sessionKey);
-    if (id === newChatMark || this.state.turns.length) return;
+    const mine = () => current() && !this.state.turns.length;
+    if (id === newChatMark || !mine()) return 'done';
     try {
-      const client = await this.getClient();
-      if (!client || this.state.turns.length) return;
       if (!id) {
         id = (await client.sendRequest(SessionsRequest, { limit: 1 })).sessions[0]?.id;
-        if (!id || this.state.turns.length) return;
+        if (!id || !mine()) return 'done';
       }
       const h = await client.sendRequest(SessionHistoryRequest, { sessionId: id });
-      if (!this.state.turns.length) this.update(fromHistory(id, h.turns, h.usage));
+      if (mine()) this.update(fromHistory(id, h.turns, h.usage));
+      return 'done';
     } catch {
+      // The server went away (a restart): the next one restores.
+      if (!client.isRunning()) return 'retry';
       // The session is gone (deleted, another workspace): start empty.
-      void this.ctx.workspaceState.update(sessionKey, undefined);
+      if (current()) void this.ctx.workspaceState.update(sessionKey, undefined);
+      return 'done';
     }
   }
 
   /** loadModels asks the server for the endpoint's models, for the picker. */
-  async loadModels(): Promise<void> {
-    const client = await this.getClient();
-    if (!client) return;
+  private async loadModels(client: LanguageClient): Promise<void> {
     try {
       const r = await client.sendRequest(ModelsRequest, {});
       this.models = r.models;

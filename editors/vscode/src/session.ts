@@ -8,7 +8,7 @@ import { ChatView, activeContext } from './chat_view';
 import { createClient, currentConfig, forwardDiagnostics, pushSettings } from './client';
 import { HistoryView } from './history';
 import { ApproveRequest, PromptResult, SessionSummary } from './lsp_ext';
-import { restartKeys, SecretKey } from './settings';
+import { modelKeys, restartKeys, SecretKey } from './settings';
 import { missingMessage, which } from './which';
 
 export class Session implements vscode.Disposable {
@@ -41,7 +41,7 @@ export class Session implements vscode.Disposable {
       cmd('agentLsp.setApiKey', () => this.setApiKey()),
       cmd('agentLsp.restartServer', () => this.restart()),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfig(e)),
-      ctx.secrets.onDidChange((e) => e.key === SecretKey && this.client && pushSettings(ctx, this.client)),
+      ctx.secrets.onDidChange((e) => e.key === SecretKey && this.push(true)),
     );
   }
 
@@ -80,6 +80,9 @@ export class Session implements vscode.Disposable {
       this.client = client;
       this.output.info(`agent-lsp started: ${binary} serve`);
       this.history.refresh();
+      // Also a late start (the setting arrived or was fixed after the
+      // binary was not found): the chat restores and lists the models now.
+      this.chat.started(client);
       return client;
     } catch (e) {
       const msg = `agent-lsp: the server did not start (${e instanceof Error ? e.message : String(e)}). See the "agent-lsp" output.`;
@@ -104,6 +107,9 @@ export class Session implements vscode.Disposable {
   }
 
   async restart(): Promise<void> {
+    // A start under way read the settings before the change: let it
+    // finish, then start again (ensure would hand back that start).
+    await this.starting;
     await this.stop();
     await this.ensure();
   }
@@ -112,9 +118,17 @@ export class Session implements vscode.Disposable {
     if (!e.affectsConfiguration('agentLsp')) return;
     if (restartKeys.some((k) => e.affectsConfiguration(k))) {
       void this.restart();
-    } else if (this.client) {
-      void pushSettings(this.ctx, this.client);
+    } else {
+      void this.push(modelKeys.some((k) => e.affectsConfiguration(k)));
     }
+  }
+
+  /** push sends the settings to the running server; models: they may list other models now (also settings that arrived late). */
+  private async push(models: boolean): Promise<void> {
+    const c = this.client;
+    if (!c) return;
+    await pushSettings(this.ctx, c);
+    if (models && c === this.client) this.chat.settingsChanged(c);
   }
 
   private async askSelection(): Promise<void> {

@@ -85,3 +85,6 @@ export function initializationOptions(
 
 /** Settings whose change needs the server restarted (the rest go through didChangeConfiguration). */
 export const restartKeys = ['agentLsp.serverPath', 'agentLsp.trace.server'];
+
+/** Settings that change the model list (the endpoint, its key, the default model). */
+export const modelKeys = ['agentLsp.baseUrl', 'agentLsp.model', 'agentLsp.apiKeySource', 'agentLsp.apiKeyEnvVar'];
