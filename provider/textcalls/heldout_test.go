@@ -48,14 +48,7 @@ func TestRecoverHeldOut(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := Recover(c.text, testSpecs)
-			if r.Problem != "" || len(r.Calls) != len(c.calls) {
-				t.Fatalf("Recover = %+v, want %v", r, c.calls)
-			}
-			for i, w := range c.calls {
-				if got := r.Calls[i]; got.Name != w.name || got.Arguments != w.args {
-					t.Errorf("call %d = %s %s, want %s %s", i, got.Name, got.Arguments, w.name, w.args)
-				}
-			}
+			wantCalls(t, r, c.calls)
 			if strings.ContainsAny(r.Text, "<{[") || strings.Contains(r.Text, "tool") {
 				t.Errorf("prose kept the envelope: %q", r.Text)
 			}
@@ -66,7 +59,7 @@ func TestRecoverHeldOut(t *testing.T) {
 // TestRecoverHeldOutNegatives: answers that must stay answers.
 func TestRecoverHeldOutNegatives(t *testing.T) {
 	t.Parallel()
-	for name, text := range map[string]string{
+	wantNothing(t, map[string]string{
 		"sentence naming tools":      "I would call read_file(path=\"a.go\") and then bash, but the answer is already known: 42.",
 		"tool name in backticks":     "Run `bash` with `go test` to check; `read_file` shows the file.",
 		"json example unknown tool":  "An OpenAI tool call looks like this:\n```json\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\":\\\"Paris\\\"}\"}}\n```",
@@ -79,21 +72,14 @@ func TestRecoverHeldOutNegatives(t *testing.T) {
 		"prose then json about data": "Here is the user record you asked for, formatted as JSON for the API response the frontend expects, with the fields described above and no further changes made to the database layer.\n```json\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n```\nThat is the record.",
 		"html-ish prose":             "Use the <code>read_file</code> tool.",
 		"markdown task list":         "[x] read_file done\n[ ] bash pending",
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if r := Recover(text, testSpecs); r.Family != "" || len(r.Calls) > 0 || r.Problem != "" {
-				t.Errorf("Recover(%q) = %+v, want nothing", text, r)
-			}
-		})
-	}
+	})
 }
 
 // TestRecoverHeldOutBroken: broken envelopes in shapes not in the other
 // table.
 func TestRecoverHeldOutBroken(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ name, text, want string }{
+	wantProblems(t, []problemCase{
 		{"qwen3-coder unclosed function", "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n", "not closed"},
 		{"hermes JSON cut mid-string", "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls -l</tool_call>", "does not parse"},
 		{"mistral v3 unknown tool", `[TOOL_CALLS] [{"name": "web_search", "arguments": {"q": "x"}}]`, `"web_search" is not a tool you have`},
@@ -103,14 +89,5 @@ func TestRecoverHeldOutBroken(t *testing.T) {
 		{"fenced truncated", "I'll read it.\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": ", "not closed"},
 		{"bare call then prose", "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n\nThis reads the file.", "has text after it"},
 		{"tool_code unknown tool", "```tool_code\nweb_search(q=\"x\")\n```", `"web_search" is not a tool you have`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			r := Recover(c.text, testSpecs)
-			if len(r.Calls) > 0 || r.Family == "" || !strings.Contains(r.Problem, c.want) {
-				t.Errorf("Recover = %+v, want a problem saying %q", r, c.want)
-			}
-		})
-	}
+	})
 }

@@ -1,9 +1,6 @@
 package textcalls
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestRecoverRedTeam3: shapes from the third red-team pass over issue 11;
 // each failed before its fix.
@@ -32,14 +29,7 @@ func TestRecoverRedTeam3(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := Recover(c.text, testSpecs)
-			if r.Problem != "" || len(r.Calls) != len(c.calls) {
-				t.Fatalf("Recover = %+v, want %v", r, c.calls)
-			}
-			for i, w := range c.calls {
-				if got := r.Calls[i]; got.Name != w.name || got.Arguments != w.args {
-					t.Errorf("call %d = %s %s, want %s %s", i, got.Name, got.Arguments, w.name, w.args)
-				}
-			}
+			wantCalls(t, r, c.calls)
 		})
 	}
 }
@@ -47,29 +37,20 @@ func TestRecoverRedTeam3(t *testing.T) {
 // TestRecoverRedTeam3Broken: broken envelopes that were silent answers.
 func TestRecoverRedTeam3Broken(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ name, text, want string }{
+	wantProblems(t, []problemCase{
 		{"pythonic truncated", `[read_file(path="notes.txt"`, "Python call"},
 		{"pythonic cut in a string", `[read_file(path="no`, "Python call"},
 		{"pythonic second call cut", `[read_file(path="a"), bash(command=`, "Python call"},
 		{"pythonic call then prose", "[read_file(path=\"a\")]\n\nThis reads the file.", "text after it"},
 		{"empty tool_call pair", "<tool_call>\n</tool_call>", "no call"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			r := Recover(c.text, testSpecs)
-			if len(r.Calls) > 0 || r.Family == "" || !strings.Contains(r.Problem, c.want) {
-				t.Errorf("Recover = %+v, want a problem saying %q", r, c.want)
-			}
-		})
-	}
+	})
 }
 
 // TestRecoverRedTeam3Negatives: answers that must stay answers, next to
 // the broken shapes above.
 func TestRecoverRedTeam3Negatives(t *testing.T) {
 	t.Parallel()
-	for name, text := range map[string]string{
+	wantNothing(t, map[string]string{
 		"unknown pythonic cut":       `[web_search(q="x"`,
 		"markdown link to a tool":    "[read_file](docs/tools.md#read_file) reads a file.",
 		"checkbox list":              "[ ] read_file(path) documented\n[x] bash",
@@ -80,12 +61,5 @@ func TestRecoverRedTeam3Negatives(t *testing.T) {
 		"functionary marker":         ">>>read_file\n{\"path\": \"a\"}",
 		"glm-4 name then json":       "read_file\n{\"path\": \"a\"}",
 		"command-r action":           "Action: ```json\n[{\"tool_name\": \"read_file\", \"parameters\": {\"path\": \"a\"}}]\n```",
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if r := Recover(text, testSpecs); r.Family != "" || len(r.Calls) > 0 || r.Problem != "" {
-				t.Errorf("Recover(%q) = %+v, want nothing", text, r)
-			}
-		})
-	}
+	})
 }

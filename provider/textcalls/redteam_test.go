@@ -55,7 +55,7 @@ func TestRecoverRedTeam(t *testing.T) {
 func TestRecoverRedTeamNegatives(t *testing.T) {
 	t.Parallel()
 	rf := `{"name": "read_file", "arguments": {"path": "a"}}`
-	for name, text := range map[string]string{
+	wantNothing(t, map[string]string{
 		"marker mentioned in prose":       "Qwen writes <tool_call> tags around its calls.",
 		"closed marker pair in prose":     "Qwen wraps calls in <tool_call></tool_call> tags.",
 		"mistral marker in prose":         "Mistral emits [TOOL_CALLS] before its calls.",
@@ -67,12 +67,5 @@ func TestRecoverRedTeamNegatives(t *testing.T) {
 		"tool definition, bare":           `{"name": "bash", "description": "Runs a command", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}`,
 		"list of tool names as objects":   `[{"name": "bash"}, {"name": "read_file"}]`,
 		"data with arguments and more":    `{"name": "bash", "arguments": {"command": "ls"}, "description": "an example call", "output": "a.go"}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if r := Recover(text, testSpecs); r.Family != "" || len(r.Calls) > 0 || r.Problem != "" {
-				t.Errorf("Recover(%q) = %+v, want nothing", text, r)
-			}
-		})
-	}
+	})
 }

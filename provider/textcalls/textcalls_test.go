@@ -16,6 +16,50 @@ var testSpecs = []tools.Spec{
 
 type wantCall struct{ name, args string }
 
+// wantCalls checks that r recovered exactly calls, without a problem.
+func wantCalls(t *testing.T, r Result, calls []wantCall) {
+	t.Helper()
+	if r.Problem != "" || len(r.Calls) != len(calls) {
+		t.Fatalf("Recover = %+v, want %v", r, calls)
+	}
+	for i, w := range calls {
+		if got := r.Calls[i]; got.Name != w.name || got.Arguments != w.args {
+			t.Errorf("call %d = %s %s, want %s %s", i, got.Name, got.Arguments, w.name, w.args)
+		}
+	}
+}
+
+// problemCase is a broken envelope: no call, and a problem saying want.
+type problemCase struct{ name, text, want string }
+
+// wantProblems runs Recover on each case and expects its problem.
+func wantProblems(t *testing.T, cases []problemCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := Recover(c.text, testSpecs)
+			if len(r.Calls) > 0 || r.Family == "" || !strings.Contains(r.Problem, c.want) {
+				t.Errorf("Recover = %+v, want a problem saying %q", r, c.want)
+			}
+		})
+	}
+}
+
+// wantNothing runs Recover on each answer (by name) and expects no call,
+// no family and no problem: the text stays the answer.
+func wantNothing(t *testing.T, answers map[string]string) {
+	t.Helper()
+	for name, text := range answers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if r := Recover(text, testSpecs); r.Family != "" || len(r.Calls) > 0 || r.Problem != "" {
+				t.Errorf("Recover(%q) = %+v, want nothing", text, r)
+			}
+		})
+	}
+}
+
 func TestRecoverPositives(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -61,7 +105,7 @@ func TestRecoverPositives(t *testing.T) {
 // TestRecoverNegatives: prose, examples and code stay the answer.
 func TestRecoverNegatives(t *testing.T) {
 	t.Parallel()
-	for name, text := range map[string]string{
+	wantNothing(t, map[string]string{
 		"prose naming a tool":        "You can use read_file to look at a.go, or bash to run the tests.",
 		"JSON data, not a call":      `{"name": "Ada", "age": 36}`,
 		"JSON example, unknown tool": `{"name": "get_weather", "arguments": {"city": "Paris"}}`,
@@ -77,14 +121,7 @@ func TestRecoverNegatives(t *testing.T) {
 		"python list, unknown tool":  `[get_weather(city="Paris")]`,
 		"empty":                      "  \n",
 		"JSON with extra keys":       `{"name": "read_file", "path": "a.go", "reason": "look"}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if r := Recover(text, testSpecs); r.Family != "" || len(r.Calls) > 0 || r.Problem != "" {
-				t.Errorf("Recover(%q) = %+v, want nothing", text, r)
-			}
-		})
-	}
+	})
 	if r := Recover(`<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>`, nil); r.Family != "" {
 		t.Errorf("without tools offered: %+v", r)
 	}
@@ -93,7 +130,7 @@ func TestRecoverNegatives(t *testing.T) {
 // TestRecoverBroken: a recognised envelope that cannot run is a problem.
 func TestRecoverBroken(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ name, text, want string }{
+	wantProblems(t, []problemCase{
 		{"unclosed tool_call", "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}", "not closed"},
 		{"truncated JSON in tool_call", "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": </tool_call>", "does not parse"},
 		{"unknown tool in tool_call", "<tool_call>{\"name\": \"search_web\", \"arguments\": {}}</tool_call>", `"search_web" is not a tool you have (tools: bash, glob, read_file, write_file)`},
@@ -110,16 +147,7 @@ func TestRecoverBroken(t *testing.T) {
 		{"tool_code positional", "```tool_code\nread_file(\"a.go\")\n```", "name=value"},
 		{"second of two calls bad", `[TOOL_CALLS] [{"name": "read_file", "arguments": {"path": "a"}}, {"name": "bash", "arguments": {}}]`, "call 2 of 2"},
 		{"python_tag truncated", `<|python_tag|>{"name": "read_file", "parameters": {"path"`, "does not parse"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			r := Recover(c.text, testSpecs)
-			if len(r.Calls) > 0 || r.Family == "" || !strings.Contains(r.Problem, c.want) {
-				t.Errorf("Recover = %+v, want a problem saying %q", r, c.want)
-			}
-		})
-	}
+	})
 }
 
 // FuzzRecover: no input panics, and a recovered call always names an
