@@ -75,7 +75,7 @@ export class Startup<C extends object> {
     if (this.restoreState === 'todo') {
       this.restoreState = 'doing';
       const epoch = this.epoch;
-      jobs.push(this.tasks.restore(client, () => this.epoch === epoch).then((o) => o, () => 'retry' as const).then((o) => {
+      jobs.push(this.tasks.restore(client, () => this.epoch === epoch).catch(() => 'retry' as const).then((o) => {
         if (this.restoreState !== 'doing') return; // settled meanwhile
         this.restoreState = o === 'retry' ? 'todo' : 'done';
         // The client went away while a newer one had started: try that one.
