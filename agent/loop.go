@@ -199,6 +199,9 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string, obs Observer
 	}
 	res := r.res
 	s.Transcript().end(res)
+	if err := s.Transcript().takeErr(); err != nil {
+		obs(Event{Type: EvWarning, Text: "this session is not recorded, so it cannot be resumed: " + err.Error()})
+	}
 	obs(Event{Type: EvEnd, Result: &res})
 	return res
 }

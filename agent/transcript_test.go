@@ -396,3 +396,45 @@ func TestTranscriptCutAnywhere(t *testing.T) {
 		checkPairing(t, l2.Session.Messages())
 	}
 }
+
+// TestTranscriptNotCreated: the file of a new transcript is created in the
+// background, so a file that cannot be created is not an error of
+// CreateTranscript: Err reports it, no record goes anywhere, and the run
+// warns once that the session cannot be resumed.
+func TestTranscriptNotCreated(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "s9.jsonl"), 0o700); err != nil { // in the way
+		t.Fatal(err)
+	}
+	tr, err := agent.CreateTranscript(dir, "s9", agent.TranscriptHeader{Workspace: "/ws", Model: "m"})
+	if err != nil {
+		t.Fatalf("CreateTranscript = %v, want the failure reported by Err", err)
+	}
+	s := agent.NewSession("s9", "SYSTEM")
+	s.Record(tr)
+	var warnings []string
+	obs := func(ev agent.Event) {
+		if ev.Type == agent.EvWarning {
+			warnings = append(warnings, ev.Text)
+		}
+	}
+	a := agent.New(agenttest.NewFake(agenttest.Turn{Text: "One."}, agenttest.Turn{Text: "Two."}), &testTools{}, agent.Config{})
+	for _, prompt := range []string{"first", "second"} {
+		if res := a.Run(context.Background(), s, prompt, obs); res.Reason != agent.EndTurn {
+			t.Fatalf("result = %+v", res)
+		}
+	}
+	if err := tr.Err(); err == nil || !strings.Contains(err.Error(), "transcript") {
+		t.Errorf("Err = %v, want the creation failure", err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "not recorded") {
+		t.Errorf("warnings = %q, want one saying the session is not recorded", warnings)
+	}
+	if err := tr.Close(); err == nil {
+		t.Error("Close = nil, want the creation failure")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "s9.jsonl")); len(entries) != 0 {
+		t.Errorf("something was written into the directory in the way: %v", entries)
+	}
+}

@@ -125,7 +125,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	res := h.Agent.Run(ctx, conv, prompt, obs)
-	kept := conv.Transcript() != nil
+	kept := conv.Transcript() != nil && conv.Transcript().Err() == nil
 	if resumeID == "" && kept && !answered(conv) {
 		// Nothing to continue or replay: the model never answered (an
 		// endpoint down, a model missing). Do not list it as a session.
