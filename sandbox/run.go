@@ -121,6 +121,10 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts RunOptions) (Result, error) {
 	var waitErr error
 	select {
 	case waitErr = <-done:
+		// A cmd made by exec.CommandContext is stopped by its own Cancel
+		// (Prepare) too, so it may have ended of the cancel before this
+		// select saw ctx done: it was cancelled all the same.
+		res.Cancelled = ctx.Err() != nil
 	case <-timeout:
 		res.TimedOut = true
 		waitErr = stopGroup(pgid, opts.Grace, pidNamespace(cmd), done)
