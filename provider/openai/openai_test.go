@@ -368,7 +368,10 @@ func TestOpenAIContextCancel(t *testing.T) {
 func TestOpenAIRequestMaxTokens(t *testing.T) {
 	t.Parallel()
 	for model, wantCompletion := range map[string]bool{"llama3.1:8b": false, "gpt-4o": false, "gpt-5-mini": true, "o3": true} {
-		r := requestHead(model, 64)
+		var r head
+		if err := json.Unmarshal(append([]byte{'{'}, encodeHead(model, 64)[1:]...), &r); err != nil {
+			t.Fatal(err)
+		}
 		if got := r.MaxCompletionTokens == 64 && r.MaxTokens == 0; got != wantCompletion {
 			t.Errorf("%s: max_tokens %d, max_completion_tokens %d", model, r.MaxTokens, r.MaxCompletionTokens)
 		}

@@ -2,12 +2,8 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"net"
-	"strings"
 	"time"
-
-	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/agent-lsp/agent-lsp/provider"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -75,10 +71,10 @@ func (e *encoder) body(model string, req provider.Request) net.Buffers {
 	var head []byte
 	if e.numCtx > 0 {
 		head = ollamaHead(model, e.numCtx, req.MaxTokens)
+		head[0] = ','
 	} else {
-		head, _ = json.Marshal(requestHead(model, req.MaxTokens))
+		head = encodeHead(model, req.MaxTokens)
 	}
-	head[0] = ','
 	return append(out, append(tail, head...))
 }
 
@@ -111,26 +107,6 @@ func (e *encoder) pick(msgs []provider.Message) *lane {
 	return &e.lanes[old]
 }
 
-// head is the part of the request after messages and tools.
-type head struct {
-	Model               string                  `json:"model"`
-	Stream              bool                    `json:"stream"`
-	StreamOptions       *goopenai.StreamOptions `json:"stream_options"`
-	MaxTokens           int                     `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int                     `json:"max_completion_tokens,omitempty"`
-}
-
-func requestHead(model string, maxTokens int) head {
-	h := head{Model: model, Stream: true, StreamOptions: &goopenai.StreamOptions{IncludeUsage: true}, MaxTokens: maxTokens}
-	// Reasoning models (o1, gpt-5, ...) refuse max_tokens; go-openai knows
-	// which they are, and its validator reads the deprecated field.
-	//lint:ignore SA1019 the validator's input, not what we send
-	if goopenai.NewReasoningValidator().Validate(goopenai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens}) != nil {
-		h.MaxTokens, h.MaxCompletionTokens = 0, maxTokens
-	}
-	return h
-}
-
 // sameWire reports whether a and b encode alike (Reasoning and IsError
 // are not sent; Name is, as Ollama's tool_name).
 func sameWire(a, b provider.Message) bool {
@@ -155,61 +131,4 @@ func sameSpecs(a, b []tools.Spec) bool {
 		}
 	}
 	return true
-}
-
-// encodeMessage encodes one message as go-openai's ChatCompletionMessage.
-// Reasoning is never sent back. Empty arguments become "{}" (servers parse
-// them). go-openai omits empty content, which servers reject for tool
-// results and some for assistant tool-call messages, so a message without
-// it gets "content": null (assistant with tool calls) or "".
-func encodeMessage(m provider.Message) []byte {
-	w := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
-	switch m.Role {
-	case provider.RoleAssistant:
-		for _, tc := range m.ToolCalls {
-			args := tc.Arguments
-			if strings.TrimSpace(args) == "" {
-				args = "{}"
-			}
-			w.ToolCalls = append(w.ToolCalls, goopenai.ToolCall{
-				ID:       tc.ID,
-				Type:     goopenai.ToolTypeFunction,
-				Function: goopenai.FunctionCall{Name: tc.Name, Arguments: args},
-			})
-		}
-	case provider.RoleTool:
-		w.ToolCallID = m.ToolCallID
-	}
-	b, err := json.Marshal(w)
-	if err != nil || len(b) < 2 {
-		b = []byte(`{"role":"user","content":""}`) // cannot happen for these fields
-	}
-	if m.Content == "" {
-		fill := `"content":"",`
-		if len(w.ToolCalls) > 0 {
-			fill = `"content":null,`
-		}
-		b = append([]byte{'{'}, append([]byte(fill), b[1:]...)...)
-	}
-	return b
-}
-
-// encodeTools encodes the tool list; nil when there are none.
-func encodeTools(specs []tools.Spec) []byte {
-	if len(specs) == 0 {
-		return nil
-	}
-	out := make([]goopenai.Tool, 0, len(specs))
-	for _, t := range specs {
-		params := t.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out = append(out, goopenai.Tool{
-			Type:     goopenai.ToolTypeFunction,
-			Function: &goopenai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
-		})
-	}
-	b, _ := json.Marshal(out)
-	return b
 }

@@ -1,0 +1,201 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/agent-lsp/agent-lsp/provider"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// Request bodies are written by hand rather than by json.Marshal over
+// go-openai's types: a fresh process's first Marshal builds their encoders
+// by reflection and re-validates every tool schema through encoding/json's
+// scanner, about 0.2 ms of a one-turn `agent-lsp run` spent before its
+// request (BenchmarkOneTurn). The bytes are the ones json.Marshal of
+// go-openai's ChatCompletionMessage and Tool gives, which
+// TestWireMatchesGoOpenAI checks.
+
+// encodeMessage encodes one message as go-openai's ChatCompletionMessage.
+// Reasoning is never sent back. Empty arguments become "{}" (servers parse
+// them). go-openai omits empty content, which servers reject for tool
+// results and some for assistant tool-call messages, so a message without
+// it gets "content": null (assistant with tool calls) or "".
+func encodeMessage(m provider.Message) []byte {
+	var calls []provider.ToolCall
+	if m.Role == provider.RoleAssistant {
+		calls = m.ToolCalls
+	}
+	b := make([]byte, 0, len(m.Content)+64+96*len(calls))
+	b = append(b, '{')
+	switch {
+	case m.Content == "" && len(calls) > 0:
+		b = append(b, `"content":null,`...)
+	case m.Content == "":
+		b = append(b, `"content":"",`...)
+	}
+	b = append(b, `"role":`...)
+	b = appendString(b, string(m.Role))
+	if m.Content != "" {
+		b = append(b, `,"content":`...)
+		b = appendString(b, m.Content)
+	}
+	for i, tc := range calls {
+		if i == 0 {
+			b = append(b, `,"tool_calls":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		if tc.ID != "" {
+			b = append(b, `"id":`...)
+			b = appendString(b, tc.ID)
+			b = append(b, ',')
+		}
+		b = append(b, `"type":"function","function":{`...)
+		args := tc.Arguments
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		if tc.Name != "" {
+			b = append(b, `"name":`...)
+			b = appendString(b, tc.Name)
+			b = append(b, ',')
+		}
+		b = append(b, `"arguments":`...)
+		b = appendString(b, args)
+		b = append(b, "}}"...)
+	}
+	if len(calls) > 0 {
+		b = append(b, ']')
+	}
+	if m.Role == provider.RoleTool && m.ToolCallID != "" {
+		b = append(b, `,"tool_call_id":`...)
+		b = appendString(b, m.ToolCallID)
+	}
+	return append(b, '}')
+}
+
+// encodeTools encodes the tool list as go-openai's []Tool; nil when there
+// are none. A tool without parameters gets an empty object schema; one
+// whose parameters are not valid JSON is left out, as the model could not
+// be told how to call it (json.Marshal failed the whole list on it).
+func encodeTools(specs []tools.Spec) []byte {
+	if len(specs) == 0 {
+		return nil
+	}
+	n := 2
+	for _, t := range specs {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 80
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	var params bytes.Buffer
+	for _, t := range specs {
+		params.Reset()
+		switch p := t.Parameters; {
+		case len(p) == 0 || string(p) == "null":
+			params.WriteString(`{"type":"object","properties":{}}`)
+		case json.Compact(&params, p) != nil:
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"function":{"name":`...)
+		b = appendString(b, t.Name)
+		if t.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendString(b, t.Description)
+		}
+		b = append(b, `,"parameters":`...)
+		if bytes.ContainsAny(params.Bytes(), "<>&\u2028\u2029") {
+			var esc bytes.Buffer
+			json.HTMLEscape(&esc, params.Bytes())
+			b = append(b, esc.Bytes()...)
+		} else {
+			b = append(b, params.Bytes()...)
+		}
+		b = append(b, `},"type":"function"}`...)
+	}
+	if len(b) == 1 {
+		return nil
+	}
+	return append(b, ']')
+}
+
+// encodeHead encodes the part of the request after messages and tools, as
+// json.Marshal of head, with a leading ',' in place of its '{'. Reasoning
+// models (o1, gpt-5, ...) refuse max_tokens; go-openai knows which they
+// are, and its validator reads the deprecated field.
+func encodeHead(model string, maxTokens int) []byte {
+	b := make([]byte, 0, len(model)+96)
+	b = append(b, `,"model":`...)
+	b = appendString(b, model)
+	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	if maxTokens != 0 {
+		key := `,"max_tokens":`
+		//lint:ignore SA1019 the validator's input, not what we send
+		if goopenai.NewReasoningValidator().Validate(goopenai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens}) != nil {
+			key = `,"max_completion_tokens":`
+		}
+		b = strconv.AppendInt(append(b, key...), int64(maxTokens), 10)
+	}
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json
+// escapes it: '"', '\\' and control characters; '<', '>' and '&' (its
+// HTML-safe default); U+2028 and U+2029; and each byte of invalid UTF-8 as
+// \ufffd.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"')
+}
