@@ -2,10 +2,9 @@ package agent
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,40 +26,6 @@ import (
 // TranscriptVersion is written in the header of every transcript.
 const TranscriptVersion = 1
 
-// Record is one line of a transcript.
-type Record struct {
-	Type string    `json:"type"`
-	Time time.Time `json:"time"`
-	// Header (type "session").
-	Version   int    `json:"v,omitempty"`
-	ID        string `json:"id,omitempty"`
-	Workspace string `json:"workspace,omitempty"`
-	Model     string `json:"model,omitempty"`
-
-	Message  *Message          `json:"message,omitempty"`  // message, pin, system
-	Messages []Message         `json:"messages,omitempty"` // replace
-	Stubs    map[string]string `json:"stubs,omitempty"`    // stubs: call id → stub text
-	Todos    []Todo            `json:"todos,omitempty"`    // todos
-	Usage    *Usage            `json:"usage,omitempty"`    // usage
-	Result   *Result           `json:"result,omitempty"`   // end
-	CallID   string            `json:"callId,omitempty"`   // spill
-	Path     string            `json:"path,omitempty"`     // spill
-}
-
-// Record types.
-const (
-	recSession = "session"
-	recMessage = "message"
-	recReplace = "replace"
-	recStubs   = "stubs"
-	recPin     = "pin"
-	recTodos   = "todos"
-	recUsage   = "usage"
-	recEnd     = "end"
-	recSpill   = "spill"
-	recSystem  = "system"
-)
-
 // TranscriptHeader describes a new transcript.
 type TranscriptHeader struct {
 	Workspace string
@@ -71,14 +36,14 @@ type TranscriptHeader struct {
 // as it happens (a crash of the process loses nothing the kernel has); at
 // every compaction and ending the file's writeback is started, not waited
 // for (see sync). A new transcript's file is created in the background
-// (CreateTranscript): records written before it exists are kept in memory
-// and go first. The first error (creating, writing) is kept, the
+// (CreateTranscript): records written before it exists are kept in memory,
+// encoded by the goroutine that creates it, and go first. The first error (creating, writing) is kept, the
 // transcript stops writing, and Err reports it.
 type Transcript struct {
 	mu      sync.Mutex
 	f       *os.File
 	opened  chan struct{} // closed once the file is created or failed to be; nil: open from the start
-	pending []byte        // records written before the file exists
+	pending []Record      // records written before the file exists, detached
 	path    string
 	secrets []string
 	err     error
@@ -101,10 +66,12 @@ func SessionsDir() (string, error) {
 }
 
 // NewSessionID returns a new id that sorts by time: 20260102-150405-a1b2c3.
+// The suffix only has to differ between sessions started in one second
+// (a taken id is refused, never overwritten: O_EXCL), so it comes from
+// math/rand, which the runtime seeds: crypto/rand's first read costs a
+// fresh `agent-lsp run` about 0.05 ms before its request.
 func NewSessionID() string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	return fmt.Sprintf("%s-%06x", time.Now().UTC().Format("20060102-150405"), rand.Uint32()&0xffffff)
 }
 
 // TranscriptPath is the file of session id under dir.
@@ -149,11 +116,20 @@ func (t *Transcript) create() {
 		return
 	}
 	t.f = f
-	if len(t.pending) > 0 {
-		if _, err := f.Write(t.pending); err != nil {
+	var buf []byte
+	for _, rec := range t.pending {
+		line, err := t.encode(rec)
+		if err != nil {
+			t.err = err
+			break
+		}
+		buf = append(buf, line...)
+	}
+	t.pending = nil
+	if len(buf) > 0 {
+		if _, err := f.Write(buf); err != nil {
 			t.err = fmt.Errorf("transcript: %w", err)
 		}
-		t.pending = nil
 	}
 }
 
@@ -277,20 +253,31 @@ func (t *Transcript) write(rec Record) {
 		return
 	}
 	rec.Time = t.now().UTC()
-	line, err := json.Marshal(rec)
-	if err != nil {
-		t.err = fmt.Errorf("transcript: %w", err)
-		return
-	}
-	line = append(t.scrub(line), '\n')
 	t.dirty = true
 	if creating {
-		t.pending = append(t.pending, line...)
+		// Encoded by create, off the caller's path: the first Marshal of a
+		// Record builds its encoders (about 0.15 ms of a fresh run's
+		// first request).
+		t.pending = append(t.pending, detach(rec))
+		return
+	}
+	line, err := t.encode(rec)
+	if err != nil {
+		t.err = err
 		return
 	}
 	if _, err := t.f.Write(line); err != nil {
 		t.err = fmt.Errorf("transcript: %w", err)
 	}
+}
+
+// encode is rec's line, secrets scrubbed.
+func (t *Transcript) encode(rec Record) ([]byte, error) {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	return append(t.scrub(line), '\n'), nil
 }
 
 // scrub replaces each secret, raw or as JSON escapes it, by [REDACTED].
@@ -309,8 +296,10 @@ func (t *Transcript) scrub(line []byte) []byte {
 // transcript is a log to resume from, and every record is written before
 // the loop goes on, so a crash of agent-lsp loses nothing; a crash of the
 // machine loses at most what the disk had not taken yet. Waiting for
-// fsync here cost every `agent-lsp run` about 1 ms after its answer.
-// (The edits to workspace files do wait: tools/disk_edit.go.)
+// fsync here cost every `agent-lsp run` about 1 ms after its answer, and
+// even starting the writeback costs the caller the file system's block
+// allocation (0.1 ms), so it is started in the background. (The edits to
+// workspace files do wait: tools/disk_edit.go.)
 func (t *Transcript) sync() {
 	if t == nil {
 		return
@@ -319,10 +308,15 @@ func (t *Transcript) sync() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.f != nil && t.err == nil && t.dirty {
-		if err := writeback(t.f); err != nil {
-			t.err = fmt.Errorf("transcript: %w", err)
-		}
 		t.dirty = false
+		go func(f *os.File) {
+			err := writeback(f) // safe against a Close meanwhile: the fd stays held
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if err != nil && t.f == f && t.err == nil {
+				t.err = fmt.Errorf("transcript: %w", err)
+			}
+		}(t.f)
 	}
 }
 
