@@ -21,10 +21,8 @@ import (
 // cached for a day). A failed probe leaves what it learnt (the server
 // kind, perhaps) and no window.
 func probeEndpoint(cfg config.Config, state string, log *slog.Logger) openai.Endpoint {
-	cache := &openai.WindowCache{Path: filepath.Join(state, "windows.json"), TTL: 24 * time.Hour}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	ep, err := cache.Endpoint(ctx, &http.Client{Timeout: 3 * time.Second}, cfg.BaseURL, cfg.Model, openai.Auth{APIKey: cfg.APIKey, Headers: cfg.Headers})
+	cache := &openai.WindowCache{Path: filepath.Join(state, "windows.json"), TTL: 24 * time.Hour, ProbeTimeout: 3 * time.Second}
+	ep, err := cache.Endpoint(context.Background(), &http.Client{Timeout: 3 * time.Second}, cfg.BaseURL, cfg.Model, openai.Auth{APIKey: cfg.APIKey, Headers: cfg.Headers})
 	if err != nil {
 		log.Debug("Context window not probed; using the default", "err", err)
 	}

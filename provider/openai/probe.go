@@ -120,12 +120,15 @@ func llamaCppWindow(data []byte) int {
 // WindowCache remembers probed endpoints per server and model, in
 // memory and, when Path is set, in a JSON file, so a server is probed
 // once, not on every start. Entries older than TTL (if set) are probed
-// again: the user may have restarted Ollama with a larger context.
+// again: the user may have restarted Ollama with a larger context. A
+// probe gets at most ProbeTimeout (if set); the deadline is only made for
+// a probe, as a hit on the cache needs none.
 type WindowCache struct {
-	Path string
-	TTL  time.Duration
-	mu   sync.Mutex
-	m    map[string]windowEntry
+	Path         string
+	TTL          time.Duration
+	ProbeTimeout time.Duration
+	mu           sync.Mutex
+	m            map[string]windowEntry
 }
 
 type windowEntry struct {
@@ -188,6 +191,11 @@ func (c *WindowCache) Endpoint(ctx context.Context, client *http.Client, baseURL
 			return ep, noWindow(baseURL, model)
 		}
 		return ep, nil
+	}
+	if c.ProbeTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.ProbeTimeout)
+		defer cancel()
 	}
 	ep, err := Probe(ctx, client, baseURL, model, auth)
 	if err != nil && !errors.Is(err, ErrNoWindow) {
