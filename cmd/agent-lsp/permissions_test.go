@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -362,4 +363,31 @@ func processesWith(marker string) []string {
 		out = append(out, filepath.Base(d))
 	}
 	return out
+}
+
+// TestRunInterruptedWhileWaiting: SIGINT while the model has not answered
+// (no tool started, the grace before the signals are taken over passed)
+// ends the run cleanly: an aborted ending, a summary, exit status 1.
+func TestRunInterruptedWhileWaiting(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	srv := newServer(t, agenttest.Reply{Text: "late", Delay: "60s"})
+	cmd := exec.Command(binary, "run", "--json", "--base-url", srv.URL, "--model", "scripted", "wait")
+	cmd.Dir = ws
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "XDG_CONFIG_HOME=" + filepath.Join(ws, ".config"), "XDG_STATE_HOME=" + filepath.Join(ws, ".state")}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { return len(srv.Requests()) == 1 }, "the request")
+	time.Sleep(2 * interruptGrace)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitFail || !strings.Contains(lastLine(out.String()), `"reason":"aborted"`) {
+		t.Errorf("interrupted run: %v\n%s", err, out.String())
+	}
 }

@@ -94,7 +94,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 
-	ctx, stop := interruptContext(context.Background())
+	ctx, armInterrupt, stop := interruptContext(context.Background())
 	defer stop()
 
 	var conv *agent.Session
@@ -115,14 +115,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		obs = textObserver(con)
 	}
-	if h.Sandbox != nil {
-		inner := obs
-		obs = func(ev agent.Event) {
-			if ev.Type == agent.EvToolStart && ev.Tool != nil && ev.Tool.Name == "bash" {
+	inner := obs
+	obs = func(ev agent.Event) {
+		if ev.Type == agent.EvToolStart {
+			armInterrupt() // a tool's process or prompt wants a clean stop
+			if h.Sandbox != nil && ev.Tool != nil && ev.Tool.Name == "bash" {
 				sandboxNote()
 			}
-			inner(ev)
 		}
+		inner(ev)
 	}
 	res := h.Agent.Run(ctx, conv, prompt, obs)
 	kept := conv.Transcript() != nil && conv.Transcript().Err() == nil
