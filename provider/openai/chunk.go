@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/provider"
 )
@@ -50,6 +51,23 @@ type rawUsage struct {
 		CachedTokens looseInt `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
 }
+
+// warmDecoding decodes a chunk with every field in the background, once
+// per process, as the first request goes out: encoding/json builds a
+// type's decoder by reflection at its first Unmarshal (about 0.1 ms for
+// rawChunk), which would otherwise fall between the first byte of the
+// reply and its first token. The network wait hides it.
+var warmDecoding = sync.OnceFunc(func() {
+	go func() {
+		var c rawChunk
+		_ = json.Unmarshal(warmChunk, &c)
+		contentText(c.Choices[0].Delta.Content)
+	}()
+})
+
+var warmChunk = []byte(`{"choices":[{"index":0,"text":null,"finish_reason":"stop","delta":{"content":"x","reasoning_content":"r","reasoning":null,` +
+	`"reasoning_details":null,"refusal":null,"tool_calls":[{"index":0,"id":"c","function":{"name":"n","arguments":"{}"}}]}}],` +
+	`"usage":{"prompt_tokens":1,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":0}},"error":null}`)
 
 func (u *rawUsage) toUsage() provider.Usage {
 	out := provider.Usage{InputTokens: u.PromptTokens.n, OutputTokens: u.CompletionTokens.n}
