@@ -16,7 +16,7 @@ import (
 // Options says how to run the suite.
 type Options struct {
 	Root   string   // module root
-	Rounds int      // alternating runs of each row (default 5)
+	Rounds int      // alternating runs of a row that sets none (default 5)
 	Env    []string // added to every benchmark's environment
 	Log    io.Writer
 	// Smoke runs every benchmark once (-benchtime 1x, one round) with the
@@ -79,7 +79,7 @@ func Run(rows []Row, o Options) ([]Result, error) {
 		out[i].Row = row
 		rounds := o.Rounds
 		if row.Rounds > 0 && !o.Smoke {
-			rounds = min(row.Rounds, rounds)
+			rounds = row.Rounds
 		}
 		fmt.Fprintf(o.Log, "%s (%d rounds)\n", row.Name, rounds)
 		for k := range rounds {

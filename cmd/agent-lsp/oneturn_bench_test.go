@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
@@ -19,7 +21,11 @@ import (
 // answer, the transcript), beside the same request body posted by a
 // minimal Go client process (testdata/minclient). Both talk to the same
 // server on 127.0.0.1; the state directory is kept between runs, as a
-// user's is, so the endpoint probe is cached.
+// user's is, so the endpoint probe is cached. "paired" runs the two in
+// turn, which goes first alternating, and reports the median of each
+// (agent-lsp-ms, client-ms): both then meet the same machine, page cache
+// and server state, which runs of one side after the other do not (their
+// ratio went from 1.0 to 2.2 between rounds of one suite run).
 func BenchmarkOneTurn(b *testing.B) {
 	const reply = "data: {\"choices\":[{\"delta\":{\"content\":\"Hello.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	var mu sync.Mutex
@@ -69,13 +75,42 @@ func BenchmarkOneTurn(b *testing.B) {
 			run()
 		}
 	})
+	minimal := func() {
+		cmd := exec.Command(client, base, bodyFile)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("minclient: %v\n%s", err, out)
+		}
+	}
 	b.Run("minimal_client", func(b *testing.B) {
 		for b.Loop() {
-			cmd := exec.Command(client, base, bodyFile)
-			cmd.Env = env
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("minclient: %v\n%s", err, out)
-			}
+			minimal()
 		}
 	})
+	b.Run("paired", func(b *testing.B) {
+		var ours, anchor []time.Duration
+		timed := func(f func(), into *[]time.Duration) {
+			t := time.Now()
+			f()
+			*into = append(*into, time.Since(t))
+		}
+		for i := 0; b.Loop(); i++ {
+			if i%2 == 0 {
+				timed(run, &ours)
+				timed(minimal, &anchor)
+			} else {
+				timed(minimal, &anchor)
+				timed(run, &ours)
+			}
+		}
+		b.ReportMetric(medianMS(ours), "agent-lsp-ms")
+		b.ReportMetric(medianMS(anchor), "client-ms")
+	})
+}
+
+// medianMS is the median of ds in milliseconds.
+func medianMS(ds []time.Duration) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }
