@@ -57,13 +57,33 @@ func runBinaryEnv(t *testing.T, dir string, env []string, args ...string) runOut
 	return execBinary(t, dir, env, nil, args...)
 }
 
+// binaryCommand is the binary run in dir with a clean environment (home,
+// configuration and state under dir) plus env.
+func binaryCommand(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}, env...)
+	return cmd
+}
+
+// startBinary starts the binary as binaryCommand does, its stdout and
+// stderr into one buffer, for a test that signals it while it runs.
+func startBinary(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := binaryCommand(dir, nil, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
 // execBinary runs the binary in dir with a clean environment plus env,
 // and stdin (nil: none).
 func execBinary(t *testing.T, dir string, env []string, stdin io.Reader, args ...string) runOut {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}, env...)
+	cmd := binaryCommand(dir, env, args...)
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -303,14 +302,7 @@ func TestRunLeavesNoProcesses(t *testing.T) {
 				agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "bash", Arguments: string(args)}}},
 				agenttest.Reply{Text: "done"},
 			)
-			cmd := exec.Command(binary, "run", "--json", "--ask=allow", "--base-url", srv.URL, "--model", "scripted", "sleep")
-			cmd.Dir = ws
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "XDG_CONFIG_HOME=" + filepath.Join(ws, ".config"), "XDG_STATE_HOME=" + filepath.Join(ws, ".state")}
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, out := startBinary(t, ws, "run", "--json", "--ask=allow", "--base-url", srv.URL, "--model", "scripted", "sleep")
 			deadline := time.Now().Add(10 * time.Second)
 			for len(processesWith(marker)) < 2 {
 				if time.Now().After(deadline) {
@@ -372,14 +364,7 @@ func TestRunInterruptedWhileWaiting(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	srv := newServer(t, agenttest.Reply{Text: "late", Delay: "60s"})
-	cmd := exec.Command(binary, "run", "--json", "--base-url", srv.URL, "--model", "scripted", "wait")
-	cmd.Dir = ws
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "XDG_CONFIG_HOME=" + filepath.Join(ws, ".config"), "XDG_STATE_HOME=" + filepath.Join(ws, ".state")}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startBinary(t, ws, "run", "--json", "--base-url", srv.URL, "--model", "scripted", "wait")
 	waitUntil(t, func() bool { return len(srv.Requests()) == 1 }, "the request")
 	time.Sleep(2 * interruptGrace)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
