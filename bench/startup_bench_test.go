@@ -11,7 +11,8 @@ import (
 
 // BenchmarkStartup times a process's start and exit when it does nothing
 // else: `agent-lsp --version` beside Go programs that only link some of
-// what agent-lsp links (nothing, net/http, the MCP SDK). It shows what the
+// what agent-lsp links (nothing, net/http, the MCP SDK, every third-party
+// package agent-lsp imports). It shows what the
 // size of what a binary links costs before any of its code runs, which is
 // most of the gap in BenchmarkOneTurn.
 func BenchmarkStartup(b *testing.B) {
@@ -20,7 +21,7 @@ func BenchmarkStartup(b *testing.B) {
 		name string
 		argv []string
 	}{{"agent-lsp_version", []string{servers[0].argv[0], "--version"}}}
-	for _, p := range []string{"empty", "nethttp", "mcpsdk"} {
+	for _, p := range []string{"empty", "nethttp", "mcpsdk", "deps"} {
 		bin := filepath.Join(dir, p)
 		if out, err := proctest.GoBuild(bin, "./startup/"+p); err != nil {
 			b.Fatalf("building %s: %v\n%s", p, err, out)

@@ -53,9 +53,9 @@ var direct = []struct {
 
 // owners: a third-party module only these packages import.
 var owners = map[string][]string{
-	"github.com/sashabaranov/go-openai":      {"provider/openai"},
-	"github.com/modelcontextprotocol/go-sdk": {"mcp", "bench/startup/mcpsdk"}, // the latter links it only to time start-up
-	"go.lsp.dev/":                            {"lsp"},
+	"github.com/sashabaranov/go-openai":      {"provider/openai", "bench/startup/deps"},
+	"github.com/modelcontextprotocol/go-sdk": {"mcp", "bench/startup/mcpsdk", "bench/startup/deps"}, // the bench/startup programs link them only to time start-up
+	"go.lsp.dev/":                            {"lsp", "bench/startup/deps"},
 }
 
 type pkgInfo struct {
