@@ -3,6 +3,7 @@ package permission
 import (
 	"reflect"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -54,13 +55,15 @@ func newShellVars() *shellVars {
 
 // unknownVars are set by the shell from data the command line does not
 // control or spell out.
-var unknownVars = map[string]string{
-	"REPLY": "is read from input", "OPTARG": "comes from arguments", "BASH_REMATCH": "holds matched text",
-	"MAPFILE": "is read from input", "_": "is the last argument of the previous command", "BASH_COMMAND": "is command text",
-	"COPROC": "is set by coproc", "READLINE_LINE": "is input", "BASH_ARGV": "holds arguments", "FUNCNAME": "holds function names",
-	"BASH_SOURCE": "holds file names", "PWD": "holds a directory name", "OLDPWD": "holds a directory name",
-	"@": "holds the positional parameters", "*": "holds the positional parameters",
-}
+var unknownVars = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"REPLY": "is read from input", "OPTARG": "comes from arguments", "BASH_REMATCH": "holds matched text",
+		"MAPFILE": "is read from input", "_": "is the last argument of the previous command", "BASH_COMMAND": "is command text",
+		"COPROC": "is set by coproc", "READLINE_LINE": "is input", "BASH_ARGV": "holds arguments", "FUNCNAME": "holds function names",
+		"BASH_SOURCE": "holds file names", "PWD": "holds a directory name", "OLDPWD": "holds a directory name",
+		"@": "holds the positional parameters", "*": "holds the positional parameters",
+	}
+})
 
 // setVar records a value assigned to name.
 func (c *checker) setVar(name string, v varValue) {
@@ -301,7 +304,7 @@ func (c *checker) resolveArith() {
 			if u.array != "" && c.vars.assoc[u.array] {
 				continue // a key of an associative array is a string
 			}
-			if why, ok := unknownVars[u.name]; ok || (u.name[0] >= '0' && u.name[0] <= '9' && u.name != "0") {
+			if why, ok := unknownVars()[u.name]; ok || (u.name[0] >= '0' && u.name[0] <= '9' && u.name != "0") {
 				if done[u.name] == 0 {
 					if !ok {
 						why = "is a positional parameter"

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"strings"
+	"sync"
 )
 
 // Build tools run code from their makefiles and package scripts; an allow
@@ -353,11 +354,13 @@ func npmArgs(args []word) []word {
 
 // goProfileFlags are go test and go build flags (also as -test.X after
 // -args) whose value is a file or directory written.
-var goProfileFlags = map[string]bool{
-	"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
-	"mutexprofile": true, "trace": true, "outputdir": true, "testlogfile": true, "gocoverdir": true,
-	"fuzzcachedir": true, "pkgdir": true, "json.out": true,
-}
+var goProfileFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
+		"mutexprofile": true, "trace": true, "outputdir": true, "testlogfile": true, "gocoverdir": true,
+		"fuzzcachedir": true, "pkgdir": true, "json.out": true,
+	}
+})
 
 // goWrites checks the written paths of go flags: -coverprofile=PATH,
 // -test.cpuprofile PATH after -args, -o PATH.
@@ -370,7 +373,7 @@ func (c *checker) goWrites(args []word, pl *plan) {
 		name, val, eq := strings.Cut(strings.TrimLeft(t, "-"), "=")
 		name = strings.TrimPrefix(name, "test.")
 		switch {
-		case goProfileFlags[name]:
+		case goProfileFlags()[name]:
 			v := word{text: val, static: args[i].static}
 			if !eq {
 				if i+1 >= len(args) {

@@ -1,5 +1,7 @@
 package permission
 
+import "sync"
+
 // Built-in rules. They use word-bounded patterns (`ls` plus `ls *`, never
 // `ls*`, which would also allow lsof). The structural checks add what the
 // patterns cannot say: `find` with -exec or -delete, `go test -exec`, `sort
@@ -57,14 +59,16 @@ func broadRm() []string {
 // Built-in defaults per tool; path tools have no built-in lists beyond their
 // defaults because the structural rules carry the protected and sensitive
 // paths.
-var builtinDefaults = map[string]Verdict{
-	"bash":        Ask,
-	"write_file":  Allow,
-	"str_replace": Allow,
-	"read_file":   Allow,
-	"glob":        Allow,
-	"grep":        Allow,
-}
+var builtinDefaults = sync.OnceValue(func() map[string]Verdict {
+	return map[string]Verdict{
+		"bash":        Ask,
+		"write_file":  Allow,
+		"str_replace": Allow,
+		"read_file":   Allow,
+		"glob":        Allow,
+		"grep":        Allow,
+	}
+})
 
 // words turns each command prefix into the pair "c" and "c *".
 func words(cmds ...string) []string {
@@ -76,7 +80,7 @@ func words(cmds ...string) []string {
 }
 
 func builtinRules(tool string) ToolRules {
-	tr := ToolRules{Default: builtinDefaults[tool]}
+	tr := ToolRules{Default: builtinDefaults()[tool]}
 	if tr.Default == Undecided {
 		tr.Default = Ask
 	}

@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // plan is what inspecting a program's arguments found.
@@ -58,7 +59,7 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 		}
 	}
 	base := path.Base(name.text)
-	if downloaders[base] {
+	if downloaders()[base] {
 		c.downloads++
 	}
 	baseText := base
@@ -160,22 +161,28 @@ func (c *checker) globReachesDeny(glob string) string {
 
 // downloaders fetch data from the network; piping it into a shell is
 // denied.
-var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "nc": true, "ncat": true, "aria2c": true, "http": true, "xh": true}
+var downloaders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"curl": true, "wget": true, "fetch": true, "nc": true, "ncat": true, "aria2c": true, "http": true, "xh": true}
+})
 
 // pathless commands take no file operands worth checking.
-var pathless = map[string]bool{
-	"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true,
-	"pwd": true, "which": true, "type": true, "whoami": true, "id": true, "uname": true,
-	"hostname": true, "date": true, "seq": true, "basename": true, "dirname": true, "sleep": true,
-	"exit": true, "return": true, "shift": true, "set": true, "shopt": true, "unset": true,
-	"wait": true, "kill": true, "command": true, "hash": true, "umask": true, "read": true,
-}
+var pathless = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true,
+		"pwd": true, "which": true, "type": true, "whoami": true, "id": true, "uname": true,
+		"hostname": true, "date": true, "seq": true, "basename": true, "dirname": true, "sleep": true,
+		"exit": true, "return": true, "shift": true, "set": true, "shopt": true, "unset": true,
+		"wait": true, "kill": true, "command": true, "hash": true, "umask": true, "read": true,
+	}
+})
 
 // patternFirst commands take a pattern or program as their first operand.
-var patternFirst = map[string]bool{
-	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true,
-	"sed": true, "awk": true, "gawk": true, "mawk": true, "jq": true, "yq": true,
-}
+var patternFirst = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true,
+		"sed": true, "awk": true, "gawk": true, "mawk": true, "jq": true, "yq": true,
+	}
+})
 
 var (
 	urlLike   = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
@@ -186,11 +193,11 @@ var (
 // paths outside the workspace or naming sensitive files are ask, and so is
 // any operand that is not a literal.
 func (c *checker) argChecks(base string, args []word, pl *plan) {
-	if pathless[base] {
+	if pathless()[base] {
 		return
 	}
 	patterns := pl.patterns
-	if patternFirst[base] && patterns == 0 {
+	if patternFirst()[base] && patterns == 0 {
 		patterns = 1
 	}
 	opts := true
@@ -214,7 +221,7 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 			if !ok {
 				// -fFILE: the value glued to its option is a path too,
 				// and so is every suffix of a bundle that may be one.
-				vs := attachedValues(cand, patternFirst[base])
+				vs := attachedValues(cand, patternFirst()[base])
 				for _, v := range vs {
 					if rv, why := c.readPath(v); rv == Deny {
 						pl.deny(a.text, why)

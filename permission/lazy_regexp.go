@@ -7,7 +7,9 @@ import (
 
 // lazyRegexp compiles expr on first use, not at start-up: the language
 // server's initialize latency is measured, and most patterns serve only
-// some tool calls.
+// some tool calls. The package's lookup tables are made on first use for
+// the same reason (sync.OnceValue): a process that checks no command, as
+// a one-turn `agent-lsp run` answering in text, never builds them.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

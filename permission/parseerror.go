@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -27,7 +28,7 @@ func (c *checker) parseErrorDenies(src string, err error, depth int, via string)
 	text := strings.NewReplacer("$(", "\n", "<(", "\n", ">(", "\n", "`", "\n", "'", " ", "\"", " ", "\\", "").Replace(src)
 	for _, seg := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune("\n;&|(){}", r) }) {
 		ws := strings.Fields(seg)
-		for len(ws) > 0 && (strings.Contains(ws[0], "=") || parseErrorKeywords[ws[0]]) {
+		for len(ws) > 0 && (strings.Contains(ws[0], "=") || parseErrorKeywords()[ws[0]]) {
 			ws = ws[1:]
 		}
 		if len(ws) == 0 {
@@ -42,5 +43,7 @@ func (c *checker) parseErrorDenies(src string, err error, depth int, via string)
 	}
 }
 
-var parseErrorKeywords = map[string]bool{"!": true, "if": true, "then": true, "else": true, "elif": true, "do": true,
-	"while": true, "until": true, "time": true, "exec": true, "command": true, "builtin": true, "eval": true, "[[": true, "]]": true}
+var parseErrorKeywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"!": true, "if": true, "then": true, "else": true, "elif": true, "do": true,
+		"while": true, "until": true, "time": true, "exec": true, "command": true, "builtin": true, "eval": true, "[[": true, "]]": true}
+})

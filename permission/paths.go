@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -29,12 +30,14 @@ var shortName = lazyRegexp(`^[a-z0-9_-]{1,6}~[0-9]+$`)
 
 // protectedDirs are directories whose files run code or hold the agent's own
 // configuration; a file tool never writes inside them.
-var protectedDirs = map[string]string{
-	".git":       "git metadata (hooks and config run commands)",
-	".agent-lsp": "agent-lsp's own configuration",
-	".vscode":    "editor settings and tasks (can run commands on open)",
-	".idea":      "IDE run configurations",
-}
+var protectedDirs = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		".git":       "git metadata (hooks and config run commands)",
+		".agent-lsp": "agent-lsp's own configuration",
+		".vscode":    "editor settings and tasks (can run commands on open)",
+		".idea":      "IDE run configurations",
+	}
+})
 
 // protectedWrite classifies a write to the workspace-relative, slash-separated
 // path rel. It returns Deny for paths whose change runs code or rewrites the
@@ -44,10 +47,10 @@ func protectedWrite(rel string) (Verdict, string) {
 	segs := strings.Split(rel, "/")
 	for i, s := range segs {
 		f := foldSegment(s)
-		if why, ok := protectedDirs[f]; ok && i < len(segs)-1 {
+		if why, ok := protectedDirs()[f]; ok && i < len(segs)-1 {
 			return Deny, "protected path " + f + "/**: " + why
 		}
-		if why, ok := protectedDirs[f]; ok {
+		if why, ok := protectedDirs()[f]; ok {
 			return Deny, "protected path " + f + ": " + why
 		}
 		if shortName().MatchString(f) {

@@ -3,6 +3,7 @@ package permission
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // operandReaders only read or print the paths they are given, so a
@@ -11,14 +12,16 @@ import (
 // option's value points: `tsc --outDir .git/hooks`, `split x .git/hooks/`,
 // `npm test -- --outputFile=.git/hooks/pre-commit`,
 // `make test ARGS='-o .git/hooks/pre-commit'`.
-var operandReaders = map[string]bool{
-	"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true,
-	"fgrep": true, "rg": true, "stat": true, "file": true, "du": true, "tree": true, "realpath": true,
-	"readlink": true, "diff": true, "cmp": true, "cut": true, "nl": true, "od": true, "md5sum": true,
-	"sha1sum": true, "sha256sum": true, "sha512sum": true, "jq": true, "find": true, "less": true,
-	"more": true, "cd": true, "pushd": true, "xxd": true, "hexdump": true, "strings": true,
-	"base64": true, "tac": true, "rev": true, "paste": true, "comm": true, "fold": true, "expand": true,
-}
+var operandReaders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true,
+		"fgrep": true, "rg": true, "stat": true, "file": true, "du": true, "tree": true, "realpath": true,
+		"readlink": true, "diff": true, "cmp": true, "cut": true, "nl": true, "od": true, "md5sum": true,
+		"sha1sum": true, "sha256sum": true, "sha512sum": true, "jq": true, "find": true, "less": true,
+		"more": true, "cd": true, "pushd": true, "xxd": true, "hexdump": true, "strings": true,
+		"base64": true, "tac": true, "rev": true, "paste": true, "comm": true, "fold": true, "expand": true,
+	}
+})
 
 // protectedOperands asks for a command whose words name a path that
 // protectedForShell guards, unless the program only reads its operands.
@@ -27,7 +30,7 @@ var operandReaders = map[string]bool{
 // a structural check: neither an allow rule such as `npm test*` nor a
 // session rule such as `tsc *` lifts it.
 func (c *checker) protectedOperands(base string, argv []word, pl *plan) {
-	if operandReaders[base] || pathless[base] || len(argv) < 2 {
+	if operandReaders()[base] || pathless()[base] || len(argv) < 2 {
 		return
 	}
 	if base == "git" && gitReads(argv[1:]) {

@@ -296,7 +296,7 @@ func (c *checker) followChecks(base string, args []word, pl *plan) {
 		return
 	}
 	ops := operands(args)
-	if patternFirst[base] && len(ops) > 0 && !hasFlag(args, "ef", "--regexp") {
+	if patternFirst()[base] && len(ops) > 0 && !hasFlag(args, "ef", "--regexp") {
 		ops = ops[1:] // the pattern
 	}
 	dirs := []string{}

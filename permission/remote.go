@@ -2,12 +2,15 @@ package permission
 
 import (
 	"strings"
+	"sync"
 )
 
 // sshCommandKeys are ssh options whose value is a command: ProxyCommand,
 // LocalCommand and KnownHostsCommand run here, RemoteCommand on the
 // other side (like ssh HOST CMD).
-var sshCommandKeys = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true, "remotecommand": true}
+var sshCommandKeys = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true, "remotecommand": true}
+})
 
 // sshOptions checks ssh, scp and sftp's -o KEY=VALUE (also -oKEY=VALUE and
 // "KEY VALUE") for commands, and scp/sftp -S PROGRAM, which runs in place
@@ -21,7 +24,7 @@ func (c *checker) sshOptions(base string, args []word, pl *plan) {
 				continue
 			}
 			key := strings.ToLower(kv[:k])
-			if !sshCommandKeys[key] {
+			if !sshCommandKeys()[key] {
 				continue
 			}
 			w := word{text: strings.TrimLeft(kv[k:], "= \t"), static: v.static}

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"strings"
+	"sync"
 )
 
 // More exec-wrappers: each runs the command that follows its own options
@@ -270,47 +271,51 @@ func (c *checker) zip(args []word, pl *plan) {
 // runners can run their arguments (or a command given in them) but are not
 // unwrapped here: at least ask, and any denied command visible in their
 // arguments is denied.
-var runners = map[string]bool{
-	"ssh": true, "nsenter": true, "systemd-run": true, "firejail": true, "bwrap": true, "proot": true,
-	"valgrind": true, "gdb": true, "lldb": true, "perf": true, "sg": true, "newgrp": true,
-	"dbus-run-session": true, "xvfb-run": true, "sshpass": true, "rlwrap": true, "entr": true,
-	"watchexec": true, "nodemon": true, "hyperfine": true, "cgexec": true, "numactl": true,
-	"faketime": true, "torsocks": true, "proxychains": true, "proxychains4": true, "catchsegv": true,
-	"chpst": true, "daemonize": true, "start-stop-daemon": true, "tsp": true, "dtach": true,
-	"abduco": true, "tmux": true, "screen": true, "expect": true, "at": true, "batch": true,
-	"nix-shell": true, "direnv": true, "npx": true, "pnpx": true, "bunx": true, "uvx": true,
-	"pipx": true, "rr": true, "vim": true, "nvim": true, "vi": true, "emacs": true, "less": true,
-	"more": true, "ed": true, "ex": true, "flatpak-spawn": true, "distrobox-enter": true, "toolbox": true,
-	"osascript": true, "wine": true, "qemu-user": true, "ld.so": true, "ld-linux.so.2": true,
-	"ld-linux-x86-64.so.2": true, "chronic": true, "ifne": true, "vipe": true, "lckdo": true,
-	"retry": true, "cpulimit": true, "trickle": true, "eatmydata": true, "tini": true, "dumb-init": true,
-	"catatonit": true, "nocache": true, "firejail-run": true, "bubblewrap": true, "with-contenv": true,
-	// They open a file or URL with whatever program the desktop's
-	// configuration names (a .desktop file runs its Exec line).
-	"xdg-open": true, "open": true, "gio": true, "kde-open": true, "gnome-open": true, "sensible-browser": true,
-	"scp": true, "sftp": true, "tclsh": true, "wish": true,
-}
+var runners = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ssh": true, "nsenter": true, "systemd-run": true, "firejail": true, "bwrap": true, "proot": true,
+		"valgrind": true, "gdb": true, "lldb": true, "perf": true, "sg": true, "newgrp": true,
+		"dbus-run-session": true, "xvfb-run": true, "sshpass": true, "rlwrap": true, "entr": true,
+		"watchexec": true, "nodemon": true, "hyperfine": true, "cgexec": true, "numactl": true,
+		"faketime": true, "torsocks": true, "proxychains": true, "proxychains4": true, "catchsegv": true,
+		"chpst": true, "daemonize": true, "start-stop-daemon": true, "tsp": true, "dtach": true,
+		"abduco": true, "tmux": true, "screen": true, "expect": true, "at": true, "batch": true,
+		"nix-shell": true, "direnv": true, "npx": true, "pnpx": true, "bunx": true, "uvx": true,
+		"pipx": true, "rr": true, "vim": true, "nvim": true, "vi": true, "emacs": true, "less": true,
+		"more": true, "ed": true, "ex": true, "flatpak-spawn": true, "distrobox-enter": true, "toolbox": true,
+		"osascript": true, "wine": true, "qemu-user": true, "ld.so": true, "ld-linux.so.2": true,
+		"ld-linux-x86-64.so.2": true, "chronic": true, "ifne": true, "vipe": true, "lckdo": true,
+		"retry": true, "cpulimit": true, "trickle": true, "eatmydata": true, "tini": true, "dumb-init": true,
+		"catatonit": true, "nocache": true, "firejail-run": true, "bubblewrap": true, "with-contenv": true,
+		// They open a file or URL with whatever program the desktop's
+		// configuration names (a .desktop file runs its Exec line).
+		"xdg-open": true, "open": true, "gio": true, "kde-open": true, "gnome-open": true, "sensible-browser": true,
+		"scp": true, "sftp": true, "tclsh": true, "wish": true,
+	}
+})
 
 // runnerSubcommands run their arguments when given one of these
 // subcommands.
-var runnerSubcommands = map[string][]string{
-	"npm": {"exec", "x", "explore"}, "pnpm": {"exec", "dlx", "x"}, "yarn": {"exec", "dlx"}, "bun": {"x", "run"},
-	"uv": {"run", "tool"}, "poetry": {"run"}, "pipenv": {"run"}, "bundle": {"exec"}, "conda": {"run"},
-	"mise": {"exec", "x"}, "asdf": {"exec"}, "rbenv": {"exec"}, "pyenv": {"exec"}, "docker": {"exec", "run"},
-	"podman": {"exec", "run"}, "kubectl": {"exec", "run", "debug"}, "flatpak": {"run"}, "snap": {"run"},
-	"cargo": {"run"}, "dotnet": {"exec"}, "deno": {"run", "eval"},
-}
+var runnerSubcommands = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"npm": {"exec", "x", "explore"}, "pnpm": {"exec", "dlx", "x"}, "yarn": {"exec", "dlx"}, "bun": {"x", "run"},
+		"uv": {"run", "tool"}, "poetry": {"run"}, "pipenv": {"run"}, "bundle": {"exec"}, "conda": {"run"},
+		"mise": {"exec", "x"}, "asdf": {"exec"}, "rbenv": {"exec"}, "pyenv": {"exec"}, "docker": {"exec", "run"},
+		"podman": {"exec", "run"}, "kubectl": {"exec", "run", "debug"}, "flatpak": {"run"}, "snap": {"run"},
+		"cargo": {"run"}, "dotnet": {"exec"}, "deno": {"run", "eval"},
+	}
+})
 
 // runner applies the runner rule to programs that run their arguments.
 func (c *checker) runner(base string, argv []word, pl *plan) {
 	from := 1
-	if subs, ok := runnerSubcommands[base]; ok {
+	if subs, ok := runnerSubcommands()[base]; ok {
 		ops := operands(argv[1:])
 		if len(ops) == 0 || !contains(subs, ops[0].text) {
 			return
 		}
 		from = 2
-	} else if !runners[base] {
+	} else if !runners()[base] {
 		return
 	}
 	pl.ask(base, base+" can run its arguments as a command")

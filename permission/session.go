@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // Generalise suggests the session rule ("allow for this session") for an
@@ -35,122 +36,132 @@ func Generalise(text string) string {
 	// of a wrapper's command line, not a program: `-- *` or `{} *` would
 	// be a rule about nothing anyone approved.
 	odd := strings.HasPrefix(head, "-") || strings.ContainsAny(head, "{}$`")
-	if len(f) == 1 || odd || strings.Contains(head, "/") || neverGeneralise[path.Base(head)] || runners[head] || destructive(f) || subRunsCode(f) {
+	if len(f) == 1 || odd || strings.Contains(head, "/") || neverGeneralise()[path.Base(head)] || runners()[head] || destructive(f) || subRunsCode(f) {
 		return quoteGlob(strings.Join(f, " "))
 	}
-	if _, ok := runnerSubcommands[head]; ok && len(f) > 1 && contains(runnerSubcommands[head], f[1]) {
+	if _, ok := runnerSubcommands()[head]; ok && len(f) > 1 && contains(runnerSubcommands()[head], f[1]) {
 		return quoteGlob(strings.Join(f, " "))
 	}
-	if subcommands[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\{}") {
+	if subcommands()[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\{}") {
 		return quoteGlob(head+" "+f[1]) + " *"
 	}
-	if subcommands[head] {
+	if subcommands()[head] {
 		return quoteGlob(strings.Join(f, " "))
 	}
 	return quoteGlob(head) + " *"
 }
 
 // subcommands lists programs whose first operand selects what they do.
-var subcommands = map[string]bool{
-	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
-	"docker": true, "podman": true, "kubectl": true, "make": true, "gh": true, "pip": true,
-	"pip3": true, "apt": true, "apt-get": true, "brew": true, "systemctl": true, "gofmt": true,
-	"rustup": true, "dotnet": true, "mvn": true, "gradle": true, "bazel": true, "just": true,
-	"dnf": true, "yum": true, "apk": true, "snap": true, "gem": true, "conda": true, "uv": true,
-	"poetry": true, "composer": true, "bun": true, "deno": true, "pipx": true, "zypper": true,
-	"terraform": true, "tofu": true, "pulumi": true, "helm": true,
-}
+var subcommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
+		"docker": true, "podman": true, "kubectl": true, "make": true, "gh": true, "pip": true,
+		"pip3": true, "apt": true, "apt-get": true, "brew": true, "systemctl": true, "gofmt": true,
+		"rustup": true, "dotnet": true, "mvn": true, "gradle": true, "bazel": true, "just": true,
+		"dnf": true, "yum": true, "apk": true, "snap": true, "gem": true, "conda": true, "uv": true,
+		"poetry": true, "composer": true, "bun": true, "deno": true, "pipx": true, "zypper": true,
+		"terraform": true, "tofu": true, "pulumi": true, "helm": true,
+	}
+})
 
 // neverGeneralise lists programs that run other programs: a rule `env *`
 // or `python3 *` would allow everything.
-var neverGeneralise = map[string]bool{
-	"env": true, "bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-	"eval": true, "exec": true, "command": true, "builtin": true, "xargs": true, "find": true,
-	"sudo": true, "doas": true, "su": true, "nohup": true, "nice": true, "timeout": true,
-	"time": true, "watch": true, "python": true, "python3": true, "perl": true, "ruby": true,
-	"node": true, "deno": true, "bun": true, "php": true, "lua": true, "awk": true, "sed": true,
-	"busybox": true, "toybox": true, "source": true, ".": true, "npx": true, "ssh": true,
-	"setsid": true, "stdbuf": true, "strace": true, "flock": true, "chroot": true, "trap": true,
-	"alias": true, "ionice": true, "taskset": true, "chrt": true, "prlimit": true, "unshare": true,
-	"fakeroot": true, "ssh-agent": true, "parallel": true, "sem": true, "setpriv": true,
-	"runuser": true, "script": true, "zip": true, "pkexec": true, "run0": true, "ltrace": true,
-	"unbuffer": true, "mksh": true, "ash": true, "yash": true, "rbash": true, "python2": true,
-	"nodejs": true, "gawk": true, "mawk": true, "nawk": true, "gsed": true, "Rscript": true,
-	"tclsh": true, "tar": true, "unzip": true, "rake": true, "man": true, "mapfile": true, "readarray": true,
-	"let": true, "declare": true, "typeset": true, "local": true, "export": true, "readonly": true,
-	"hash": true, "setarch": true, "linux32": true, "linux64": true, "i386": true, "x86_64": true,
-	"capsh": true, "scp": true, "sftp": true, "xdg-open": true, "open": true, "gio": true,
-	"crontab": true, "at": true, "batch": true, "enable": true, "complete": true, "compgen": true,
-	"bind": true, "fc": true, "coproc": true, "vim": true, "wish": true,
-}
+var neverGeneralise = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"env": true, "bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
+		"eval": true, "exec": true, "command": true, "builtin": true, "xargs": true, "find": true,
+		"sudo": true, "doas": true, "su": true, "nohup": true, "nice": true, "timeout": true,
+		"time": true, "watch": true, "python": true, "python3": true, "perl": true, "ruby": true,
+		"node": true, "deno": true, "bun": true, "php": true, "lua": true, "awk": true, "sed": true,
+		"busybox": true, "toybox": true, "source": true, ".": true, "npx": true, "ssh": true,
+		"setsid": true, "stdbuf": true, "strace": true, "flock": true, "chroot": true, "trap": true,
+		"alias": true, "ionice": true, "taskset": true, "chrt": true, "prlimit": true, "unshare": true,
+		"fakeroot": true, "ssh-agent": true, "parallel": true, "sem": true, "setpriv": true,
+		"runuser": true, "script": true, "zip": true, "pkexec": true, "run0": true, "ltrace": true,
+		"unbuffer": true, "mksh": true, "ash": true, "yash": true, "rbash": true, "python2": true,
+		"nodejs": true, "gawk": true, "mawk": true, "nawk": true, "gsed": true, "Rscript": true,
+		"tclsh": true, "tar": true, "unzip": true, "rake": true, "man": true, "mapfile": true, "readarray": true,
+		"let": true, "declare": true, "typeset": true, "local": true, "export": true, "readonly": true,
+		"hash": true, "setarch": true, "linux32": true, "linux64": true, "i386": true, "x86_64": true,
+		"capsh": true, "scp": true, "sftp": true, "xdg-open": true, "open": true, "gio": true,
+		"crontab": true, "at": true, "batch": true, "enable": true, "complete": true, "compgen": true,
+		"bind": true, "fc": true, "coproc": true, "vim": true, "wish": true,
+	}
+})
 
 // destructiveProgs delete, overwrite or re-permission what they are given.
-var destructiveProgs = map[string]bool{
-	"rm": true, "rmdir": true, "unlink": true, "shred": true, "mv": true, "cp": true, "dd": true,
-	"truncate": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true, "setfacl": true,
-	"ln": true, "install": true, "rsync": true, "srm": true, "wipe": true, "fallocate": true,
-	"kill": true, "pkill": true, "killall": true, "crontab": true, "tee": true, "mkfs": true,
-	"wipefs": true, "fdisk": true, "sfdisk": true, "parted": true, "sqlite3": true, "psql": true,
-	"mysql": true, "redis-cli": true, "mongo": true, "mongosh": true,
-	// Cloud and remote-storage CLIs: `aws *` or `rclone *` would allow
-	// deleting buckets and resources (aws s3 rm, rclone purge).
-	"aws": true, "gcloud": true, "az": true, "gsutil": true, "rclone": true, "s3cmd": true,
-	"doctl": true, "heroku": true,
-}
+var destructiveProgs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"rm": true, "rmdir": true, "unlink": true, "shred": true, "mv": true, "cp": true, "dd": true,
+		"truncate": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true, "setfacl": true,
+		"ln": true, "install": true, "rsync": true, "srm": true, "wipe": true, "fallocate": true,
+		"kill": true, "pkill": true, "killall": true, "crontab": true, "tee": true, "mkfs": true,
+		"wipefs": true, "fdisk": true, "sfdisk": true, "parted": true, "sqlite3": true, "psql": true,
+		"mysql": true, "redis-cli": true, "mongo": true, "mongosh": true,
+		// Cloud and remote-storage CLIs: `aws *` or `rclone *` would allow
+		// deleting buckets and resources (aws s3 rm, rclone purge).
+		"aws": true, "gcloud": true, "az": true, "gsutil": true, "rclone": true, "s3cmd": true,
+		"doctl": true, "heroku": true,
+	}
+})
 
 // destructiveSubs are subcommands of tools with subcommands that delete,
 // discard or publish.
-var destructiveSubs = map[string][]string{
-	"git": {"push", "reset", "clean", "checkout", "restore", "rm", "mv", "rebase", "stash", "branch", "tag",
-		"filter-branch", "filter-repo", "update-ref", "reflog", "gc", "prune", "switch", "worktree", "remote",
-		"submodule", "config", "merge", "pull", "am", "apply", "cherry-pick", "revert", "replace", "notes", "lfs", "symbolic-ref"},
-	"npm":       {"uninstall", "un", "unlink", "remove", "rm", "r", "prune", "publish", "unpublish", "deprecate", "cache", "dist-tag", "owner", "access", "token", "logout", "pkg"},
-	"pnpm":      {"remove", "rm", "uninstall", "un", "prune", "unlink", "publish", "store"},
-	"yarn":      {"remove", "unlink", "publish", "cache", "autoclean"},
-	"bun":       {"remove", "rm", "unlink", "publish", "pm"},
-	"pip":       {"uninstall", "cache"},
-	"pip3":      {"uninstall", "cache"},
-	"pipx":      {"uninstall", "uninstall-all", "reinstall-all"},
-	"uv":        {"remove", "cache", "pip", "tool", "python"},
-	"poetry":    {"remove", "publish", "cache"},
-	"apt":       {"remove", "purge", "autoremove", "autopurge", "clean"},
-	"apt-get":   {"remove", "purge", "autoremove", "autopurge", "clean"},
-	"dnf":       {"remove", "erase", "autoremove", "clean"},
-	"yum":       {"remove", "erase", "autoremove", "clean"},
-	"zypper":    {"remove", "rm", "clean"},
-	"apk":       {"del", "cache"},
-	"snap":      {"remove"},
-	"brew":      {"uninstall", "remove", "rm", "cleanup", "untap"},
-	"gem":       {"uninstall", "cleanup"},
-	"conda":     {"remove", "uninstall", "clean"},
-	"cargo":     {"uninstall", "remove", "rm", "clean", "publish", "yank", "owner"},
-	"go":        {"clean", "env", "mod", "work", "get", "install"},
-	"docker":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "builder", "buildx", "compose", "stack", "service", "swarm"},
-	"podman":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "compose", "pod"},
-	"kubectl":   {"delete", "drain", "cordon", "scale", "patch", "replace", "apply", "edit", "rollout", "taint", "label", "annotate"},
-	"gh":        {"repo", "release", "secret", "variable", "api", "auth", "ssh-key", "gpg-key", "workflow", "run", "cache"},
-	"composer":  {"remove", "clear-cache"},
-	"systemctl": {"stop", "disable", "mask", "kill", "reset-failed", "isolate", "poweroff", "reboot", "halt"},
-	"terraform": {"destroy", "apply", "import", "state", "taint", "untaint", "workspace", "force-unlock", "refresh"},
-	"tofu":      {"destroy", "apply", "import", "state", "taint", "untaint", "workspace", "force-unlock", "refresh"},
-	"pulumi":    {"destroy", "up", "update", "cancel", "stack", "state", "refresh", "import"},
-	"helm":      {"uninstall", "delete", "del", "un", "rollback", "upgrade", "install", "push", "plugin", "repo"},
-	"make":      {"clean", "distclean", "mrproper", "uninstall", "install", "deploy", "publish", "release"},
-}
+var destructiveSubs = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"git": {"push", "reset", "clean", "checkout", "restore", "rm", "mv", "rebase", "stash", "branch", "tag",
+			"filter-branch", "filter-repo", "update-ref", "reflog", "gc", "prune", "switch", "worktree", "remote",
+			"submodule", "config", "merge", "pull", "am", "apply", "cherry-pick", "revert", "replace", "notes", "lfs", "symbolic-ref"},
+		"npm":       {"uninstall", "un", "unlink", "remove", "rm", "r", "prune", "publish", "unpublish", "deprecate", "cache", "dist-tag", "owner", "access", "token", "logout", "pkg"},
+		"pnpm":      {"remove", "rm", "uninstall", "un", "prune", "unlink", "publish", "store"},
+		"yarn":      {"remove", "unlink", "publish", "cache", "autoclean"},
+		"bun":       {"remove", "rm", "unlink", "publish", "pm"},
+		"pip":       {"uninstall", "cache"},
+		"pip3":      {"uninstall", "cache"},
+		"pipx":      {"uninstall", "uninstall-all", "reinstall-all"},
+		"uv":        {"remove", "cache", "pip", "tool", "python"},
+		"poetry":    {"remove", "publish", "cache"},
+		"apt":       {"remove", "purge", "autoremove", "autopurge", "clean"},
+		"apt-get":   {"remove", "purge", "autoremove", "autopurge", "clean"},
+		"dnf":       {"remove", "erase", "autoremove", "clean"},
+		"yum":       {"remove", "erase", "autoremove", "clean"},
+		"zypper":    {"remove", "rm", "clean"},
+		"apk":       {"del", "cache"},
+		"snap":      {"remove"},
+		"brew":      {"uninstall", "remove", "rm", "cleanup", "untap"},
+		"gem":       {"uninstall", "cleanup"},
+		"conda":     {"remove", "uninstall", "clean"},
+		"cargo":     {"uninstall", "remove", "rm", "clean", "publish", "yank", "owner"},
+		"go":        {"clean", "env", "mod", "work", "get", "install"},
+		"docker":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "builder", "buildx", "compose", "stack", "service", "swarm"},
+		"podman":    {"rm", "rmi", "prune", "system", "volume", "image", "container", "network", "kill", "stop", "push", "compose", "pod"},
+		"kubectl":   {"delete", "drain", "cordon", "scale", "patch", "replace", "apply", "edit", "rollout", "taint", "label", "annotate"},
+		"gh":        {"repo", "release", "secret", "variable", "api", "auth", "ssh-key", "gpg-key", "workflow", "run", "cache"},
+		"composer":  {"remove", "clear-cache"},
+		"systemctl": {"stop", "disable", "mask", "kill", "reset-failed", "isolate", "poweroff", "reboot", "halt"},
+		"terraform": {"destroy", "apply", "import", "state", "taint", "untaint", "workspace", "force-unlock", "refresh"},
+		"tofu":      {"destroy", "apply", "import", "state", "taint", "untaint", "workspace", "force-unlock", "refresh"},
+		"pulumi":    {"destroy", "up", "update", "cancel", "stack", "state", "refresh", "import"},
+		"helm":      {"uninstall", "delete", "del", "un", "rollback", "upgrade", "install", "push", "plugin", "repo"},
+		"make":      {"clean", "distclean", "mrproper", "uninstall", "install", "deploy", "publish", "release"},
+	}
+})
 
 // codeSubs are subcommands that run code or commands named in their
 // arguments or in files the repository controls (go generate runs the
 // //go:generate lines, git bisect run its command): like an interpreter,
 // their session rule stays exact.
-var codeSubs = map[string][]string{
-	"go":  {"run", "generate", "tool"},
-	"git": {"bisect", "difftool", "mergetool", "daemon", "instaweb", "send-email", "credential"},
-}
+var codeSubs = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"go":  {"run", "generate", "tool"},
+		"git": {"bisect", "difftool", "mergetool", "daemon", "instaweb", "send-email", "credential"},
+	}
+})
 
 // subRunsCode reports a tool-with-subcommand command whose subcommand runs
 // code or commands it is given.
 func subRunsCode(f []string) bool {
-	subs, ok := codeSubs[path.Base(f[0])]
+	subs, ok := codeSubs()[path.Base(f[0])]
 	if !ok {
 		return false
 	}
@@ -166,7 +177,7 @@ func subRunsCode(f []string) bool {
 // destructive reports a command whose session rule must stay exact.
 func destructive(f []string) bool {
 	head := path.Base(f[0])
-	if destructiveProgs[head] || strings.HasPrefix(head, "mkfs.") {
+	if destructiveProgs()[head] || strings.HasPrefix(head, "mkfs.") {
 		return true
 	}
 	if head == "pacman" || head == "yay" || head == "paru" {
@@ -176,7 +187,7 @@ func destructive(f []string) bool {
 			}
 		}
 	}
-	subs, ok := destructiveSubs[head]
+	subs, ok := destructiveSubs()[head]
 	if !ok {
 		return false
 	}
@@ -205,7 +216,7 @@ func tooBroad(p string) string {
 	if !wild {
 		return ""
 	}
-	if neverGeneralise[path.Base(head)] || runners[path.Base(head)] || strings.Contains(head, "/") {
+	if neverGeneralise()[path.Base(head)] || runners()[path.Base(head)] || strings.Contains(head, "/") {
 		return head + " runs other programs; approve exact commands instead"
 	}
 	if strings.HasPrefix(head, "-") || strings.ContainsAny(head, "{}$`") {
@@ -217,10 +228,10 @@ func tooBroad(p string) string {
 	if destructive(f) || head == "pacman" || head == "yay" || head == "paru" {
 		return "a wildcard rule for " + head + " would allow destroying anything; approve exact commands instead"
 	}
-	if subs, ok := runnerSubcommands[head]; ok && len(f) > 1 && contains(subs, f[1]) {
+	if subs, ok := runnerSubcommands()[head]; ok && len(f) > 1 && contains(subs, f[1]) {
 		return head + " " + f[1] + " runs other programs; approve exact commands instead"
 	}
-	if subcommands[head] && (len(f) < 2 || hasWildcard(f[1]) || strings.HasPrefix(f[1], "-")) {
+	if subcommands()[head] && (len(f) < 2 || hasWildcard(f[1]) || strings.HasPrefix(f[1], "-")) {
 		return "a rule for every " + head + " subcommand allows too much; name the subcommand"
 	}
 	return ""
