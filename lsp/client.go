@@ -36,7 +36,7 @@ func (c *client) applyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 
 // errNotApplied is an applyEdit answered applied: false without a reason:
 // a conflict, or, for an edit the user reviews, the user declined it.
-var errNotApplied = fmt.Errorf("the editor did not apply the edit: %w", tools.ErrConflict)
+var errNotApplied error = &sentinel{"the editor did not apply the edit: " + tools.ErrConflict.Error(), tools.ErrConflict}
 
 // saveDocuments asks a client that declared experimental.agentLsp.saveRequest
 // to save the documents (agent/saveDocuments).

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"fmt"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -19,7 +18,7 @@ import (
 // ErrRejected is an edit the user declined in the editor's review. It is
 // a tools.ErrRefused: the model gets it as a result, and retrying the same
 // edit cannot help.
-var ErrRejected = fmt.Errorf("%w: the user reviewed this edit in the editor and rejected it; do not apply it again: ask the user what they want instead, or take another approach", tools.ErrRefused)
+var ErrRejected error = &sentinel{tools.ErrRefused.Error() + ": the user reviewed this edit in the editor and rejected it; do not apply it again: ask the user what they want instead, or take another approach", tools.ErrRefused}
 
 // reviewAnnotation is the one annotation id of a reviewed edit.
 const reviewAnnotation = "agent-lsp.review"

@@ -153,7 +153,7 @@ func (w *Workspace) unsynced(abs string) ([]byte, bool) {
 
 // ErrOtherFile refuses an edit outside the file a code action is about. It
 // is a tools.ErrRefused, so the model gets it as a tool result.
-var ErrOtherFile = fmt.Errorf("%w: this run may only edit the file the code action is about", tools.ErrRefused)
+var ErrOtherFile error = &sentinel{tools.ErrRefused.Error() + ": this run may only edit the file the code action is about", tools.ErrRefused}
 
 // ApplyEdit sends c to the editor as a workspace/applyEdit. It returns
 // tools.ErrConflict when the buffer no longer holds c.Old or the editor
