@@ -36,9 +36,10 @@ type TranscriptHeader struct {
 // as it happens (a crash of the process loses nothing the kernel has); at
 // every compaction and ending the file's writeback is started, not waited
 // for (see sync). A new transcript's file is created in the background
-// (CreateTranscript): records written before it exists are kept in memory,
-// encoded by the goroutine that creates it, and go first. The first error (creating, writing) is kept, the
-// transcript stops writing, and Err reports it.
+// (CreateTranscript): records written before it exists are kept in
+// memory, encoded by the goroutine that creates it, and go first. The
+// first error (creating, writing) is kept, the transcript stops writing,
+// and Err reports it.
 type Transcript struct {
 	mu      sync.Mutex
 	f       *os.File
@@ -115,18 +116,31 @@ func (t *Transcript) create() {
 		t.pending = nil
 		return
 	}
-	t.f = f
+	// The held records are encoded without the lock, so that a record
+	// written meanwhile only joins the queue; the file takes the writes
+	// once the queue is empty, after what was held.
 	var buf []byte
-	for _, rec := range t.pending {
-		line, err := t.encode(rec)
-		if err != nil {
-			t.err = err
-			break
+	for len(t.pending) > 0 && t.err == nil {
+		recs := t.pending
+		t.pending = nil
+		t.mu.Unlock()
+		var encErr error
+		for _, rec := range recs {
+			line, err := t.encode(rec)
+			if err != nil {
+				encErr = err
+				break
+			}
+			buf = append(buf, line...)
 		}
-		buf = append(buf, line...)
+		t.mu.Lock()
+		if encErr != nil {
+			t.err = encErr
+		}
 	}
 	t.pending = nil
-	if len(buf) > 0 {
+	t.f = f
+	if t.err == nil && len(buf) > 0 {
 		if _, err := f.Write(buf); err != nil {
 			t.err = fmt.Errorf("transcript: %w", err)
 		}

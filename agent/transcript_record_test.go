@@ -2,7 +2,13 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestDetachCopiesWhatIsShared: a record held while its transcript's file
@@ -38,5 +44,45 @@ func TestDetachCopiesWhatIsShared(t *testing.T) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("held record changed with its writer's data:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestRecordsWrittenWhileCreatingKeepTheirOrder: records written while a
+// new transcript's file is being created (held, then encoded by the
+// creating goroutine) and after it exists land in the file once each, in
+// the order they were written, whenever the creation finishes.
+func TestRecordsWrittenWhileCreatingKeepTheirOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for run := range 20 {
+		id := fmt.Sprintf("s%d", run)
+		tr, err := CreateTranscript(dir, id, TranscriptHeader{Workspace: "/ws", Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 200
+		for i := range n {
+			tr.message(Message{Role: RoleUser, Content: strconv.Itoa(i)})
+			if i%10 == 9 { // spread the writes over the creation and the encoding of what is held
+				time.Sleep(20 * time.Microsecond)
+			}
+		}
+		if err := tr.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, id+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(lines) != n+1 || !strings.Contains(lines[0], `"type":"session"`) {
+			t.Fatalf("run %d: %d lines, first %q", run, len(lines), lines[0])
+		}
+		for i, l := range lines[1:] {
+			var rec Record
+			if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.Message == nil || rec.Message.Content != strconv.Itoa(i) {
+				t.Fatalf("run %d, line %d: %s (%v)", run, i+1, l, err)
+			}
+		}
 	}
 }
