@@ -208,11 +208,7 @@ func (c *checker) arithParts(parts []syntax.WordPart, quoted bool, b *strings.Bu
 			s, _ := unescapeLit(p.Value, quoted)
 			b.WriteString(s)
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
-			}
+			b.WriteString(sglText(p))
 		case *syntax.DblQuoted:
 			c.arithParts(p.Parts, true, b)
 		default:

@@ -82,11 +82,7 @@ func valueParts(parts []syntax.WordPart, quoted, globs bool, b *strings.Builder)
 			}
 			b.WriteString(s)
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
-			}
+			b.WriteString(sglText(p))
 		case *syntax.DblQuoted:
 			if why := valueParts(p.Parts, true, globs, b); why != "" {
 				return why

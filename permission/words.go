@@ -158,11 +158,7 @@ func evalParts(parts []syntax.WordPart, quoted bool) word {
 			w.glob = w.glob || glob
 			b.WriteString(s)
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
-			}
+			b.WriteString(sglText(p))
 		case *syntax.DblQuoted:
 			inner := evalParts(p.Parts, true)
 			w.static = w.static && inner.static
@@ -201,6 +197,15 @@ func unescapeLit(s string, quoted bool) (string, bool) {
 		b.WriteByte(c)
 	}
 	return b.String(), glob
+}
+
+// sglText is a single-quoted part's text: $'...' with its escapes
+// decoded (ANSI-C quoting), '...' as written.
+func sglText(p *syntax.SglQuoted) string {
+	if p.Dollar {
+		return ansiC(p.Value)
+	}
+	return p.Value
 }
 
 // ansiC decodes the body of a $'...' string.
