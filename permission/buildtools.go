@@ -2,7 +2,6 @@ package permission
 
 import (
 	"strings"
-	"sync"
 )
 
 // Build tools run code from their makefiles and package scripts; an allow
@@ -354,13 +353,11 @@ func npmArgs(args []word) []word {
 
 // goProfileFlags are go test and go build flags (also as -test.X after
 // -args) whose value is a file or directory written.
-var goProfileFlags = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
-		"mutexprofile": true, "trace": true, "outputdir": true, "testlogfile": true, "gocoverdir": true,
-		"fuzzcachedir": true, "pkgdir": true, "json.out": true,
-	}
-})
+var goProfileFlags = lazySet(
+	"o", "coverprofile", "cpuprofile", "memprofile", "blockprofile",
+	"mutexprofile", "trace", "outputdir", "testlogfile", "gocoverdir",
+	"fuzzcachedir", "pkgdir", "json.out",
+)
 
 // goWrites checks the written paths of go flags: -coverprofile=PATH,
 // -test.cpuprofile PATH after -args, -o PATH.

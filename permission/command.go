@@ -3,7 +3,6 @@ package permission
 import (
 	"path"
 	"strings"
-	"sync"
 )
 
 // plan is what inspecting a program's arguments found.
@@ -161,28 +160,22 @@ func (c *checker) globReachesDeny(glob string) string {
 
 // downloaders fetch data from the network; piping it into a shell is
 // denied.
-var downloaders = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"curl": true, "wget": true, "fetch": true, "nc": true, "ncat": true, "aria2c": true, "http": true, "xh": true}
-})
+var downloaders = lazySet("curl", "wget", "fetch", "nc", "ncat", "aria2c", "http", "xh")
 
 // pathless commands take no file operands worth checking.
-var pathless = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true,
-		"pwd": true, "which": true, "type": true, "whoami": true, "id": true, "uname": true,
-		"hostname": true, "date": true, "seq": true, "basename": true, "dirname": true, "sleep": true,
-		"exit": true, "return": true, "shift": true, "set": true, "shopt": true, "unset": true,
-		"wait": true, "kill": true, "command": true, "hash": true, "umask": true, "read": true,
-	}
-})
+var pathless = lazySet(
+	"echo", "printf", "true", "false", ":", "test", "[",
+	"pwd", "which", "type", "whoami", "id", "uname",
+	"hostname", "date", "seq", "basename", "dirname", "sleep",
+	"exit", "return", "shift", "set", "shopt", "unset",
+	"wait", "kill", "command", "hash", "umask", "read",
+)
 
 // patternFirst commands take a pattern or program as their first operand.
-var patternFirst = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true,
-		"sed": true, "awk": true, "gawk": true, "mawk": true, "jq": true, "yq": true,
-	}
-})
+var patternFirst = lazySet(
+	"grep", "egrep", "fgrep", "rg", "ag", "ack",
+	"sed", "awk", "gawk", "mawk", "jq", "yq",
+)
 
 var (
 	urlLike   = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)

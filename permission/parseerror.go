@@ -3,7 +3,6 @@ package permission
 import (
 	"path"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -43,7 +42,6 @@ func (c *checker) parseErrorDenies(src string, err error, depth int, via string)
 	}
 }
 
-var parseErrorKeywords = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"!": true, "if": true, "then": true, "else": true, "elif": true, "do": true,
-		"while": true, "until": true, "time": true, "exec": true, "command": true, "builtin": true, "eval": true, "[[": true, "]]": true}
-})
+var parseErrorKeywords = lazySet("!", "if", "then", "else", "elif", "do",
+	"while", "until", "time", "exec", "command", "builtin", "eval", "[[", "]]",
+)

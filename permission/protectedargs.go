@@ -3,7 +3,6 @@ package permission
 import (
 	"slices"
 	"strings"
-	"sync"
 )
 
 // operandReaders only read or print the paths they are given, so a
@@ -12,16 +11,14 @@ import (
 // option's value points: `tsc --outDir .git/hooks`, `split x .git/hooks/`,
 // `npm test -- --outputFile=.git/hooks/pre-commit`,
 // `make test ARGS='-o .git/hooks/pre-commit'`.
-var operandReaders = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true,
-		"fgrep": true, "rg": true, "stat": true, "file": true, "du": true, "tree": true, "realpath": true,
-		"readlink": true, "diff": true, "cmp": true, "cut": true, "nl": true, "od": true, "md5sum": true,
-		"sha1sum": true, "sha256sum": true, "sha512sum": true, "jq": true, "find": true, "less": true,
-		"more": true, "cd": true, "pushd": true, "xxd": true, "hexdump": true, "strings": true,
-		"base64": true, "tac": true, "rev": true, "paste": true, "comm": true, "fold": true, "expand": true,
-	}
-})
+var operandReaders = lazySet(
+	"ls", "cat", "head", "tail", "wc", "grep", "egrep",
+	"fgrep", "rg", "stat", "file", "du", "tree", "realpath",
+	"readlink", "diff", "cmp", "cut", "nl", "od", "md5sum",
+	"sha1sum", "sha256sum", "sha512sum", "jq", "find", "less",
+	"more", "cd", "pushd", "xxd", "hexdump", "strings",
+	"base64", "tac", "rev", "paste", "comm", "fold", "expand",
+)
 
 // protectedOperands asks for a command whose words name a path that
 // protectedForShell guards, unless the program only reads its operands.

@@ -2,15 +2,12 @@ package permission
 
 import (
 	"strings"
-	"sync"
 )
 
 // sshCommandKeys are ssh options whose value is a command: ProxyCommand,
 // LocalCommand and KnownHostsCommand run here, RemoteCommand on the
 // other side (like ssh HOST CMD).
-var sshCommandKeys = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true, "remotecommand": true}
-})
+var sshCommandKeys = lazySet("proxycommand", "localcommand", "knownhostscommand", "remotecommand")
 
 // sshOptions checks ssh, scp and sftp's -o KEY=VALUE (also -oKEY=VALUE and
 // "KEY VALUE") for commands, and scp/sftp -S PROGRAM, which runs in place

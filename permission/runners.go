@@ -271,28 +271,26 @@ func (c *checker) zip(args []word, pl *plan) {
 // runners can run their arguments (or a command given in them) but are not
 // unwrapped here: at least ask, and any denied command visible in their
 // arguments is denied.
-var runners = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"ssh": true, "nsenter": true, "systemd-run": true, "firejail": true, "bwrap": true, "proot": true,
-		"valgrind": true, "gdb": true, "lldb": true, "perf": true, "sg": true, "newgrp": true,
-		"dbus-run-session": true, "xvfb-run": true, "sshpass": true, "rlwrap": true, "entr": true,
-		"watchexec": true, "nodemon": true, "hyperfine": true, "cgexec": true, "numactl": true,
-		"faketime": true, "torsocks": true, "proxychains": true, "proxychains4": true, "catchsegv": true,
-		"chpst": true, "daemonize": true, "start-stop-daemon": true, "tsp": true, "dtach": true,
-		"abduco": true, "tmux": true, "screen": true, "expect": true, "at": true, "batch": true,
-		"nix-shell": true, "direnv": true, "npx": true, "pnpx": true, "bunx": true, "uvx": true,
-		"pipx": true, "rr": true, "vim": true, "nvim": true, "vi": true, "emacs": true, "less": true,
-		"more": true, "ed": true, "ex": true, "flatpak-spawn": true, "distrobox-enter": true, "toolbox": true,
-		"osascript": true, "wine": true, "qemu-user": true, "ld.so": true, "ld-linux.so.2": true,
-		"ld-linux-x86-64.so.2": true, "chronic": true, "ifne": true, "vipe": true, "lckdo": true,
-		"retry": true, "cpulimit": true, "trickle": true, "eatmydata": true, "tini": true, "dumb-init": true,
-		"catatonit": true, "nocache": true, "firejail-run": true, "bubblewrap": true, "with-contenv": true,
-		// They open a file or URL with whatever program the desktop's
-		// configuration names (a .desktop file runs its Exec line).
-		"xdg-open": true, "open": true, "gio": true, "kde-open": true, "gnome-open": true, "sensible-browser": true,
-		"scp": true, "sftp": true, "tclsh": true, "wish": true,
-	}
-})
+var runners = lazySet(
+	"ssh", "nsenter", "systemd-run", "firejail", "bwrap", "proot",
+	"valgrind", "gdb", "lldb", "perf", "sg", "newgrp",
+	"dbus-run-session", "xvfb-run", "sshpass", "rlwrap", "entr",
+	"watchexec", "nodemon", "hyperfine", "cgexec", "numactl",
+	"faketime", "torsocks", "proxychains", "proxychains4", "catchsegv",
+	"chpst", "daemonize", "start-stop-daemon", "tsp", "dtach",
+	"abduco", "tmux", "screen", "expect", "at", "batch",
+	"nix-shell", "direnv", "npx", "pnpx", "bunx", "uvx",
+	"pipx", "rr", "vim", "nvim", "vi", "emacs", "less",
+	"more", "ed", "ex", "flatpak-spawn", "distrobox-enter", "toolbox",
+	"osascript", "wine", "qemu-user", "ld.so", "ld-linux.so.2",
+	"ld-linux-x86-64.so.2", "chronic", "ifne", "vipe", "lckdo",
+	"retry", "cpulimit", "trickle", "eatmydata", "tini", "dumb-init",
+	"catatonit", "nocache", "firejail-run", "bubblewrap", "with-contenv",
+	// They open a file or URL with whatever program the desktop's
+	// configuration names (a .desktop file runs its Exec line).
+	"xdg-open", "open", "gio", "kde-open", "gnome-open", "sensible-browser",
+	"scp", "sftp", "tclsh", "wish",
+)
 
 // runnerSubcommands run their arguments when given one of these
 // subcommands.

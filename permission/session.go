@@ -52,58 +52,52 @@ func Generalise(text string) string {
 }
 
 // subcommands lists programs whose first operand selects what they do.
-var subcommands = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
-		"docker": true, "podman": true, "kubectl": true, "make": true, "gh": true, "pip": true,
-		"pip3": true, "apt": true, "apt-get": true, "brew": true, "systemctl": true, "gofmt": true,
-		"rustup": true, "dotnet": true, "mvn": true, "gradle": true, "bazel": true, "just": true,
-		"dnf": true, "yum": true, "apk": true, "snap": true, "gem": true, "conda": true, "uv": true,
-		"poetry": true, "composer": true, "bun": true, "deno": true, "pipx": true, "zypper": true,
-		"terraform": true, "tofu": true, "pulumi": true, "helm": true,
-	}
-})
+var subcommands = lazySet(
+	"git", "go", "npm", "pnpm", "yarn", "cargo",
+	"docker", "podman", "kubectl", "make", "gh", "pip",
+	"pip3", "apt", "apt-get", "brew", "systemctl", "gofmt",
+	"rustup", "dotnet", "mvn", "gradle", "bazel", "just",
+	"dnf", "yum", "apk", "snap", "gem", "conda", "uv",
+	"poetry", "composer", "bun", "deno", "pipx", "zypper",
+	"terraform", "tofu", "pulumi", "helm",
+)
 
 // neverGeneralise lists programs that run other programs: a rule `env *`
 // or `python3 *` would allow everything.
-var neverGeneralise = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"env": true, "bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-		"eval": true, "exec": true, "command": true, "builtin": true, "xargs": true, "find": true,
-		"sudo": true, "doas": true, "su": true, "nohup": true, "nice": true, "timeout": true,
-		"time": true, "watch": true, "python": true, "python3": true, "perl": true, "ruby": true,
-		"node": true, "deno": true, "bun": true, "php": true, "lua": true, "awk": true, "sed": true,
-		"busybox": true, "toybox": true, "source": true, ".": true, "npx": true, "ssh": true,
-		"setsid": true, "stdbuf": true, "strace": true, "flock": true, "chroot": true, "trap": true,
-		"alias": true, "ionice": true, "taskset": true, "chrt": true, "prlimit": true, "unshare": true,
-		"fakeroot": true, "ssh-agent": true, "parallel": true, "sem": true, "setpriv": true,
-		"runuser": true, "script": true, "zip": true, "pkexec": true, "run0": true, "ltrace": true,
-		"unbuffer": true, "mksh": true, "ash": true, "yash": true, "rbash": true, "python2": true,
-		"nodejs": true, "gawk": true, "mawk": true, "nawk": true, "gsed": true, "Rscript": true,
-		"tclsh": true, "tar": true, "unzip": true, "rake": true, "man": true, "mapfile": true, "readarray": true,
-		"let": true, "declare": true, "typeset": true, "local": true, "export": true, "readonly": true,
-		"hash": true, "setarch": true, "linux32": true, "linux64": true, "i386": true, "x86_64": true,
-		"capsh": true, "scp": true, "sftp": true, "xdg-open": true, "open": true, "gio": true,
-		"crontab": true, "at": true, "batch": true, "enable": true, "complete": true, "compgen": true,
-		"bind": true, "fc": true, "coproc": true, "vim": true, "wish": true,
-	}
-})
+var neverGeneralise = lazySet(
+	"env", "bash", "sh", "zsh", "dash", "ksh", "fish",
+	"eval", "exec", "command", "builtin", "xargs", "find",
+	"sudo", "doas", "su", "nohup", "nice", "timeout",
+	"time", "watch", "python", "python3", "perl", "ruby",
+	"node", "deno", "bun", "php", "lua", "awk", "sed",
+	"busybox", "toybox", "source", ".", "npx", "ssh",
+	"setsid", "stdbuf", "strace", "flock", "chroot", "trap",
+	"alias", "ionice", "taskset", "chrt", "prlimit", "unshare",
+	"fakeroot", "ssh-agent", "parallel", "sem", "setpriv",
+	"runuser", "script", "zip", "pkexec", "run0", "ltrace",
+	"unbuffer", "mksh", "ash", "yash", "rbash", "python2",
+	"nodejs", "gawk", "mawk", "nawk", "gsed", "Rscript",
+	"tclsh", "tar", "unzip", "rake", "man", "mapfile", "readarray",
+	"let", "declare", "typeset", "local", "export", "readonly",
+	"hash", "setarch", "linux32", "linux64", "i386", "x86_64",
+	"capsh", "scp", "sftp", "xdg-open", "open", "gio",
+	"crontab", "at", "batch", "enable", "complete", "compgen",
+	"bind", "fc", "coproc", "vim", "wish",
+)
 
 // destructiveProgs delete, overwrite or re-permission what they are given.
-var destructiveProgs = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"rm": true, "rmdir": true, "unlink": true, "shred": true, "mv": true, "cp": true, "dd": true,
-		"truncate": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true, "setfacl": true,
-		"ln": true, "install": true, "rsync": true, "srm": true, "wipe": true, "fallocate": true,
-		"kill": true, "pkill": true, "killall": true, "crontab": true, "tee": true, "mkfs": true,
-		"wipefs": true, "fdisk": true, "sfdisk": true, "parted": true, "sqlite3": true, "psql": true,
-		"mysql": true, "redis-cli": true, "mongo": true, "mongosh": true,
-		// Cloud and remote-storage CLIs: `aws *` or `rclone *` would allow
-		// deleting buckets and resources (aws s3 rm, rclone purge).
-		"aws": true, "gcloud": true, "az": true, "gsutil": true, "rclone": true, "s3cmd": true,
-		"doctl": true, "heroku": true,
-	}
-})
+var destructiveProgs = lazySet(
+	"rm", "rmdir", "unlink", "shred", "mv", "cp", "dd",
+	"truncate", "chmod", "chown", "chgrp", "chattr", "setfacl",
+	"ln", "install", "rsync", "srm", "wipe", "fallocate",
+	"kill", "pkill", "killall", "crontab", "tee", "mkfs",
+	"wipefs", "fdisk", "sfdisk", "parted", "sqlite3", "psql",
+	"mysql", "redis-cli", "mongo", "mongosh",
+	// Cloud and remote-storage CLIs: `aws *` or `rclone *` would allow
+	// deleting buckets and resources (aws s3 rm, rclone purge).
+	"aws", "gcloud", "az", "gsutil", "rclone", "s3cmd",
+	"doctl", "heroku",
+)
 
 // destructiveSubs are subcommands of tools with subcommands that delete,
 // discard or publish.

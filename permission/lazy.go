@@ -13,3 +13,14 @@ import (
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
+
+// lazySet is the set of items, made on first use.
+func lazySet(items ...string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := make(map[string]bool, len(items))
+		for _, it := range items {
+			m[it] = true
+		}
+		return m
+	})
+}
