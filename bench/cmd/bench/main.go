@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	rounds := flag.Int("rounds", 5, "alternating runs of each row")
+	rounds := flag.Int("rounds", 5, "alternating runs of each row that sets no count of its own")
 	md := flag.String("md", "docs/benchmarks.md", "report to write")
 	svg := flag.String("svg", "docs/benchmarks.svg", "chart to write (linked from the report)")
 	only := flag.String("rows", "", "run only the rows whose name matches this regular expression")
