@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/agent-lsp/agent-lsp/internal/jsonw"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -287,7 +288,7 @@ func (t *Transcript) write(rec Record) {
 
 // encode is rec's line, secrets scrubbed.
 func (t *Transcript) encode(rec Record) ([]byte, error) {
-	line, err := json.Marshal(rec)
+	line, err := appendRecord(make([]byte, 0, recordSize(rec)), rec)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
@@ -297,7 +298,7 @@ func (t *Transcript) encode(rec Record) ([]byte, error) {
 // scrub replaces each secret, raw or as JSON escapes it, by [REDACTED].
 func (t *Transcript) scrub(line []byte) []byte {
 	for _, s := range t.secrets {
-		q, _ := json.Marshal(s)
+		q := jsonw.AppendString(nil, s)
 		esc := q[1 : len(q)-1]
 		line = bytes.ReplaceAll(line, esc, []byte("[REDACTED]"))
 		line = bytes.ReplaceAll(line, []byte(s), []byte("[REDACTED]"))

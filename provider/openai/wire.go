@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/agent-lsp/agent-lsp/internal/jsonw"
 	"github.com/agent-lsp/agent-lsp/provider"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -40,10 +40,10 @@ func encodeMessage(m provider.Message) []byte {
 		b = append(b, `"content":"",`...)
 	}
 	b = append(b, `"role":`...)
-	b = appendString(b, string(m.Role))
+	b = jsonw.AppendString(b, string(m.Role))
 	if m.Content != "" {
 		b = append(b, `,"content":`...)
-		b = appendString(b, m.Content)
+		b = jsonw.AppendString(b, m.Content)
 	}
 	for i, tc := range calls {
 		if i == 0 {
@@ -54,7 +54,7 @@ func encodeMessage(m provider.Message) []byte {
 		b = append(b, '{')
 		if tc.ID != "" {
 			b = append(b, `"id":`...)
-			b = appendString(b, tc.ID)
+			b = jsonw.AppendString(b, tc.ID)
 			b = append(b, ',')
 		}
 		b = append(b, `"type":"function","function":{`...)
@@ -64,11 +64,11 @@ func encodeMessage(m provider.Message) []byte {
 		}
 		if tc.Name != "" {
 			b = append(b, `"name":`...)
-			b = appendString(b, tc.Name)
+			b = jsonw.AppendString(b, tc.Name)
 			b = append(b, ',')
 		}
 		b = append(b, `"arguments":`...)
-		b = appendString(b, args)
+		b = jsonw.AppendString(b, args)
 		b = append(b, "}}"...)
 	}
 	if len(calls) > 0 {
@@ -76,7 +76,7 @@ func encodeMessage(m provider.Message) []byte {
 	}
 	if m.Role == provider.RoleTool && m.ToolCallID != "" {
 		b = append(b, `,"tool_call_id":`...)
-		b = appendString(b, m.ToolCallID)
+		b = jsonw.AppendString(b, m.ToolCallID)
 	}
 	return append(b, '}')
 }
@@ -108,10 +108,10 @@ func encodeTools(specs []tools.Spec) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"function":{"name":`...)
-		b = appendString(b, t.Name)
+		b = jsonw.AppendString(b, t.Name)
 		if t.Description != "" {
 			b = append(b, `,"description":`...)
-			b = appendString(b, t.Description)
+			b = jsonw.AppendString(b, t.Description)
 		}
 		b = append(b, `,"parameters":`...)
 		if bytes.ContainsAny(params.Bytes(), "<>&\u2028\u2029") {
@@ -136,7 +136,7 @@ func encodeTools(specs []tools.Spec) []byte {
 func encodeHead(model string, maxTokens int) []byte {
 	b := make([]byte, 0, len(model)+96)
 	b = append(b, `,"model":`...)
-	b = appendString(b, model)
+	b = jsonw.AppendString(b, model)
 	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	if maxTokens != 0 {
 		key := `,"max_tokens":`
@@ -147,55 +147,4 @@ func encodeHead(model string, maxTokens int) []byte {
 		b = strconv.AppendInt(append(b, key...), int64(maxTokens), 10)
 	}
 	return append(b, '}')
-}
-
-// appendString appends s as a JSON string, escaped as encoding/json
-// escapes it: '"', '\\' and control characters; '<', '>' and '&' (its
-// HTML-safe default); U+2028 and U+2029; and each byte of invalid UTF-8 as
-// \ufffd.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(append(dst, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(dst, s[start:]...), '"')
 }

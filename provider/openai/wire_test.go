@@ -9,18 +9,11 @@ import (
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/agent-lsp/agent-lsp/internal/jsonw"
+	"github.com/agent-lsp/agent-lsp/internal/jsonw/jsonwtest"
 	"github.com/agent-lsp/agent-lsp/provider"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
-
-// hostileStrings are texts whose escaping differs between careless
-// encoders: quotes, backslashes, control characters, HTML characters,
-// U+2028/U+2029, invalid UTF-8, multi-byte runes at the end.
-var hostileStrings = []string{
-	"", " ", "plain", `say "hi" \ back\slash`, "tab\tnew\nline\rret\bback\fform",
-	"\x00\x01\x1f\x7f", "<script>&amp;</script>", "line\u2028sep\u2029para", "bad \xff\xfe utf8 \xc3",
-	"emoji 😀 and ü", "ends in é", "{\"json\": [1, 2]}", strings.Repeat("long ", 400),
-}
 
 // referenceMessage is encodeMessage as it was over go-openai's types.
 func referenceMessage(m provider.Message) []byte {
@@ -79,7 +72,7 @@ func requestHead(model string, maxTokens int) head {
 func TestWireMatchesGoOpenAI(t *testing.T) {
 	t.Parallel()
 	var msgs []provider.Message
-	for _, s := range hostileStrings {
+	for _, s := range jsonwtest.Strings {
 		for _, role := range []provider.Role{provider.RoleSystem, provider.RoleUser, provider.RoleAssistant, provider.RoleTool} {
 			msgs = append(msgs,
 				provider.Message{Role: role, Content: s},
@@ -103,8 +96,8 @@ func TestWireMatchesGoOpenAI(t *testing.T) {
 		{Name: "none", Parameters: nil},
 		{Name: "null", Description: "", Parameters: json.RawMessage("null")},
 	}
-	for _, s := range hostileStrings {
-		specs = append(specs, tools.Spec{Name: s, Description: s, Parameters: json.RawMessage(`{"type":"object","description":` + string(appendString(nil, s)) + `}`)})
+	for _, s := range jsonwtest.Strings {
+		specs = append(specs, tools.Spec{Name: s, Description: s, Parameters: json.RawMessage(`{"type":"object","description":` + string(jsonw.AppendString(nil, s)) + `}`)})
 	}
 	var ref []goopenai.Tool
 	for _, s := range specs {
@@ -157,19 +150,6 @@ func TestToolWithBadSchemaLeftOut(t *testing.T) {
 			t.Errorf("%q alone: %s, want no tools", bad, got)
 		}
 	}
-}
-
-// FuzzAppendString holds appendString to json.Marshal of a string.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range hostileStrings {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
-		}
-	})
 }
 
 func BenchmarkEncodeTools(b *testing.B) {
