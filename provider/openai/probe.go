@@ -156,7 +156,7 @@ func (c *WindowCache) loadLocked() {
 		c.m = map[string]windowEntry{}
 		if c.Path != "" {
 			if data, err := os.ReadFile(c.Path); err == nil {
-				_ = json.Unmarshal(data, &c.m)
+				decodeWindows(data, c.m)
 			}
 		}
 	}
