@@ -19,13 +19,16 @@ import (
 // answer without tools (process start, configuration, the session, the
 // request with the system prompt and the tool schemas, the streamed
 // answer, the transcript), beside the same request body posted by a
-// minimal Go client process (testdata/minclient). Both talk to the same
-// server on 127.0.0.1; the state directory is kept between runs, as a
-// user's is, so the endpoint probe is cached. "paired" runs the two in
-// turn, which goes first alternating, and reports the median of each
-// (agent-lsp-ms, client-ms): both then meet the same machine, page cache
-// and server state, which runs of one side after the other do not (their
-// ratio went from 1.0 to 2.2 between rounds of one suite run).
+// minimal Go client process (testdata/minclient) and by the same client
+// linked with every third-party package agent-lsp imports
+// (bench/startup/deps): the floor of a program built on them. All talk to
+// the same server on 127.0.0.1; the state directory is kept between
+// runs, as a user's is, so the endpoint probe is cached. "paired" runs
+// the three in turn, which goes first rotating, and reports the median of
+// each (agent-lsp-ms, client-ms, deps-client-ms): all then meet the same
+// machine, page cache and server state, which runs of one side after the
+// other do not (their ratio went from 1.0 to 2.2 between rounds of one
+// suite run).
 func BenchmarkOneTurn(b *testing.B) {
 	const reply = "data: {\"choices\":[{\"delta\":{\"content\":\"Hello.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	var mu sync.Mutex
@@ -87,24 +90,34 @@ func BenchmarkOneTurn(b *testing.B) {
 			minimal()
 		}
 	})
-	b.Run("paired", func(b *testing.B) {
-		var ours, anchor []time.Duration
-		timed := func(f func(), into *[]time.Duration) {
-			t := time.Now()
-			f()
-			*into = append(*into, time.Since(t))
+	depsClient := filepath.Join(b.TempDir(), "deps")
+	if out, err := proctest.GoBuild(depsClient, "../../bench/startup/deps"); err != nil {
+		b.Fatalf("building bench/startup/deps: %v\n%s", err, out)
+	}
+	withDeps := func() {
+		cmd := exec.Command(depsClient, base, bodyFile)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("bench/startup/deps as a client: %v\n%s", err, out)
 		}
+	}
+	b.Run("paired", func(b *testing.B) {
+		sides := []struct {
+			run    func()
+			metric string
+			times  []time.Duration
+		}{{run, "agent-lsp-ms", nil}, {minimal, "client-ms", nil}, {withDeps, "deps-client-ms", nil}}
 		for i := 0; b.Loop(); i++ {
-			if i%2 == 0 {
-				timed(run, &ours)
-				timed(minimal, &anchor)
-			} else {
-				timed(minimal, &anchor)
-				timed(run, &ours)
+			for k := range sides {
+				s := &sides[(i+k)%len(sides)]
+				t := time.Now()
+				s.run()
+				s.times = append(s.times, time.Since(t))
 			}
 		}
-		b.ReportMetric(medianMS(ours), "agent-lsp-ms")
-		b.ReportMetric(medianMS(anchor), "client-ms")
+		for _, s := range sides {
+			b.ReportMetric(medianMS(s.times), s.metric)
+		}
 	})
 }
 
