@@ -250,7 +250,7 @@ func (c *checker) resolveArith() {
 			if u.array != "" && c.vars.assoc[u.array] {
 				continue // a key of an associative array is a string
 			}
-			if why, ok := unknownVars()[u.name]; ok || (u.name[0] >= '0' && u.name[0] <= '9' && u.name != "0") {
+			if why, ok := unknownVars.get()[u.name]; ok || (u.name[0] >= '0' && u.name[0] <= '9' && u.name != "0") {
 				if done[u.name] == 0 {
 					if !ok {
 						why = "is a positional parameter"

@@ -353,11 +353,11 @@ func npmArgs(args []word) []word {
 
 // goProfileFlags are go test and go build flags (also as -test.X after
 // -args) whose value is a file or directory written.
-var goProfileFlags = lazySet(
+var goProfileFlags = &set{items: []string{
 	"o", "coverprofile", "cpuprofile", "memprofile", "blockprofile",
 	"mutexprofile", "trace", "outputdir", "testlogfile", "gocoverdir",
 	"fuzzcachedir", "pkgdir", "json.out",
-)
+}}
 
 // goWrites checks the written paths of go flags: -coverprofile=PATH,
 // -test.cpuprofile PATH after -args, -o PATH.
@@ -370,7 +370,7 @@ func (c *checker) goWrites(args []word, pl *plan) {
 		name, val, eq := strings.Cut(strings.TrimLeft(t, "-"), "=")
 		name = strings.TrimPrefix(name, "test.")
 		switch {
-		case goProfileFlags()[name]:
+		case goProfileFlags.get()[name]:
 			v := word{text: val, static: args[i].static}
 			if !eq {
 				if i+1 >= len(args) {

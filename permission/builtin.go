@@ -1,7 +1,5 @@
 package permission
 
-import "sync"
-
 // Built-in rules. They use word-bounded patterns (`ls` plus `ls *`, never
 // `ls*`, which would also allow lsof). The structural checks add what the
 // patterns cannot say: `find` with -exec or -delete, `go test -exec`, `sort
@@ -10,18 +8,20 @@ import "sync"
 
 // builtinBashAllow lists read-only commands a user would otherwise approve a
 // hundred times a day.
-var builtinBashAllow = words(
-	"ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find",
-	"file", "stat", "du", "df", "sort", "uniq", "diff", "cmp", "tree", "pwd",
-	"echo", "printf", "which", "type", "basename", "dirname", "realpath",
-	"readlink", "cut", "tr", "nl", "column", "true", "false", "test", "[",
-	"whoami", "id", "uname", "md5sum", "sha1sum", "sha256sum",
-	"cksum", "comm", "tac", "rev", "fold", "expand", "unexpand", "seq",
-	"git status", "git diff", "git log", "git show", "git blame", "git ls-files",
-	"git rev-parse", "git describe", "git shortlog", "git grep",
-	"go vet", "go build", "go test", "go list", "go version", "go doc",
-	"gofmt -l", "gofmt -d",
-)
+var builtinBashAllow = &lazy[[]string]{build: func() []string {
+	return words(
+		"ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find",
+		"file", "stat", "du", "df", "sort", "uniq", "diff", "cmp", "tree", "pwd",
+		"echo", "printf", "which", "type", "basename", "dirname", "realpath",
+		"readlink", "cut", "tr", "nl", "column", "true", "false", "test", "[",
+		"whoami", "id", "uname", "md5sum", "sha1sum", "sha256sum",
+		"cksum", "comm", "tac", "rev", "fold", "expand", "unexpand", "seq",
+		"git status", "git diff", "git log", "git show", "git blame", "git ls-files",
+		"git rev-parse", "git describe", "git shortlog", "git grep",
+		"go vet", "go build", "go test", "go list", "go version", "go doc",
+		"gofmt -l", "gofmt -d",
+	)
+}}
 
 var builtinBashAllowExact = []string{
 	"date", "hostname", "git branch", "git branch -a", "git branch -v", "git branch -vv",
@@ -35,16 +35,18 @@ var builtinBashAsk = []string{
 }
 
 // builtinBashDeny lists destructive and privilege-raising commands.
-var builtinBashDeny = append(broadRm(), []string{
-	"sudo", "sudo *", "sudoedit *", "doas *", "su", "su *", "pkexec *", "run0 *", "runuser *",
-	"mkfs", "mkfs *", "mkfs.*", "wipefs *", "fdisk *", "sfdisk *", "parted *",
-	"dd * of=/dev/*", "dd of=/dev/*", "shred *",
-	"shutdown*", "reboot*", "halt*", "poweroff*", "init 0", "init 6",
-	"kill -9 -1", "kill -KILL -1", "killall5*",
-	"git push --force*", "git push -f*", "git push * --force*", "git push * -f*",
-	"git push --mirror*", "git push * --mirror*", "git push --delete*", "git push * --delete*",
-	"git push * +*", "chmod -R * /", "chown -R * /", "crontab -r*",
-}...)
+var builtinBashDeny = &lazy[[]string]{build: func() []string {
+	return append(broadRm(), []string{
+		"sudo", "sudo *", "sudoedit *", "doas *", "su", "su *", "pkexec *", "run0 *", "runuser *",
+		"mkfs", "mkfs *", "mkfs.*", "wipefs *", "fdisk *", "sfdisk *", "parted *",
+		"dd * of=/dev/*", "dd of=/dev/*", "shred *",
+		"shutdown*", "reboot*", "halt*", "poweroff*", "init 0", "init 6",
+		"kill -9 -1", "kill -KILL -1", "killall5*",
+		"git push --force*", "git push -f*", "git push * --force*", "git push * -f*",
+		"git push --mirror*", "git push * --mirror*", "git push --delete*", "git push * --delete*",
+		"git push * +*", "chmod -R * /", "chown -R * /", "crontab -r*",
+	}...)
+}}
 
 // broadRm denies rm of the root, the home directory, the workspace's own
 // directory or everything in it; `\*` is a literal star (the shell glob).
@@ -59,7 +61,7 @@ func broadRm() []string {
 // Built-in defaults per tool; path tools have no built-in lists beyond their
 // defaults because the structural rules carry the protected and sensitive
 // paths.
-var builtinDefaults = sync.OnceValue(func() map[string]Verdict {
+var builtinDefaults = &lazy[map[string]Verdict]{build: func() map[string]Verdict {
 	return map[string]Verdict{
 		"bash":        Ask,
 		"write_file":  Allow,
@@ -68,7 +70,7 @@ var builtinDefaults = sync.OnceValue(func() map[string]Verdict {
 		"glob":        Allow,
 		"grep":        Allow,
 	}
-})
+}}
 
 // words turns each command prefix into the pair "c" and "c *".
 func words(cmds ...string) []string {
@@ -80,14 +82,14 @@ func words(cmds ...string) []string {
 }
 
 func builtinRules(tool string) ToolRules {
-	tr := ToolRules{Default: builtinDefaults()[tool]}
+	tr := ToolRules{Default: builtinDefaults.get()[tool]}
 	if tr.Default == Undecided {
 		tr.Default = Ask
 	}
 	if tool == "bash" {
-		tr.Allow = append(append([]string{}, builtinBashAllow...), builtinBashAllowExact...)
+		tr.Allow = append(append([]string{}, builtinBashAllow.get()...), builtinBashAllowExact...)
 		tr.Ask = builtinBashAsk
-		tr.Deny = builtinBashDeny
+		tr.Deny = builtinBashDeny.get()
 	}
 	return tr
 }

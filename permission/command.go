@@ -58,7 +58,7 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 		}
 	}
 	base := path.Base(name.text)
-	if downloaders()[base] {
+	if downloaders.get()[base] {
 		c.downloads++
 	}
 	baseText := base
@@ -80,7 +80,7 @@ func (c *checker) command(argv []word, extra []Part, in stdin, redirs []string) 
 	}
 	c.protectedOperands(base, argv, &pl)
 	for _, a := range argv[1:] {
-		if !a.static && secretVar().MatchString(a.text) {
+		if !a.static && secretVar.get().MatchString(a.text) {
 			pl.ask(a.text, "expands a variable that may hold a secret")
 		}
 	}
@@ -160,37 +160,37 @@ func (c *checker) globReachesDeny(glob string) string {
 
 // downloaders fetch data from the network; piping it into a shell is
 // denied.
-var downloaders = lazySet("curl", "wget", "fetch", "nc", "ncat", "aria2c", "http", "xh")
+var downloaders = &set{items: []string{"curl", "wget", "fetch", "nc", "ncat", "aria2c", "http", "xh"}}
 
 // pathless commands take no file operands worth checking.
-var pathless = lazySet(
+var pathless = &set{items: []string{
 	"echo", "printf", "true", "false", ":", "test", "[",
 	"pwd", "which", "type", "whoami", "id", "uname",
 	"hostname", "date", "seq", "basename", "dirname", "sleep",
 	"exit", "return", "shift", "set", "shopt", "unset",
 	"wait", "kill", "command", "hash", "umask", "read",
-)
+}}
 
 // patternFirst commands take a pattern or program as their first operand.
-var patternFirst = lazySet(
+var patternFirst = &set{items: []string{
 	"grep", "egrep", "fgrep", "rg", "ag", "ack",
 	"sed", "awk", "gawk", "mawk", "jq", "yq",
-)
+}}
 
 var (
-	urlLike   = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	secretVar = lazyRegexp(`(?i)\$\{?[!#]?[a-z0-9_]*(key|token|secret|passw|cred|auth|cookie|session)[a-z0-9_]*`)
+	urlLike   = &pattern{expr: `^[A-Za-z][A-Za-z0-9+.-]*://`}
+	secretVar = &pattern{expr: `(?i)\$\{?[!#]?[a-z0-9_]*(key|token|secret|passw|cred|auth|cookie|session)[a-z0-9_]*`}
 )
 
 // argChecks applies the generic structural checks to operands: literal
 // paths outside the workspace or naming sensitive files are ask, and so is
 // any operand that is not a literal.
 func (c *checker) argChecks(base string, args []word, pl *plan) {
-	if pathless()[base] {
+	if pathless.get()[base] {
 		return
 	}
 	patterns := pl.patterns
-	if patternFirst()[base] && patterns == 0 {
+	if patternFirst.get()[base] && patterns == 0 {
 		patterns = 1
 	}
 	opts := true
@@ -214,7 +214,7 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 			if !ok {
 				// -fFILE: the value glued to its option is a path too,
 				// and so is every suffix of a bundle that may be one.
-				vs := attachedValues(cand, patternFirst()[base])
+				vs := attachedValues(cand, patternFirst.get()[base])
 				for _, v := range vs {
 					if rv, why := c.readPath(v); rv == Deny {
 						pl.deny(a.text, why)
@@ -229,7 +229,7 @@ func (c *checker) argChecks(base string, args []word, pl *plan) {
 			patterns--
 			continue
 		}
-		if cand == "" || urlLike().MatchString(cand) {
+		if cand == "" || urlLike.get().MatchString(cand) {
 			continue
 		}
 		if a.glob {

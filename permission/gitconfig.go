@@ -129,13 +129,13 @@ func extCommand(url string) []word {
 	return out
 }
 
-var commandKeys = lazyRegexp(`^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|` +
+var commandKeys = &pattern{expr: `^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|` +
 	`diff\.external|diff\..*\.(command|textconv)|difftool\..*\.cmd|mergetool\..*\.cmd|merge\..*\.driver|` +
 	`filter\..*\.(clean|smudge|process)|credential\.(.*\.)?helper|sequence\.editor|gpg\.(.*\.)?program|` +
 	`pager\..*|alias\..*|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack)|` +
 	`sendemail\..*cmd|interactive\.difffilter|core\.alternaterefscommand|tar\..*\.command|gpg\.ssh\.defaultkeycommand|` +
-	`trailer\..*\.(command|cmd)|submodule\..*\.update|ssh\.variant|include\.path|includeif\..*|init\.templatedir|web\.browser|browser\..*\.cmd|man\..*\.cmd)$`)
+	`trailer\..*\.(command|cmd)|submodule\..*\.update|ssh\.variant|include\.path|includeif\..*|init\.templatedir|web\.browser|browser\..*\.cmd|man\..*\.cmd)$`}
 
 // commandKey reports git configuration keys whose value is a command (or
 // names files that hold commands).
-func commandKey(k string) bool { return commandKeys().MatchString(k) }
+func commandKey(k string) bool { return commandKeys.get().MatchString(k) }

@@ -46,13 +46,13 @@ func (c *checker) sed(args []word, pl *plan) {
 	}
 }
 
-var sedGroup = lazyRegexp(`\\[0-9]|&`)
+var sedGroup = &pattern{expr: `\\[0-9]|&`}
 
-var sedCmd = lazyRegexp(`^\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*!?\s*([a-zA-Z{}=#:])(.*)$`)
+var sedCmd = &pattern{expr: `^\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*!?\s*([a-zA-Z{}=#:])(.*)$`}
 
 func (c *checker) sedScript(s string, pl *plan) {
 	for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' }) {
-		m := sedCmd().FindStringSubmatch(line)
+		m := sedCmd.get().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -80,7 +80,7 @@ func (c *checker) sedScript(s string, pl *plan) {
 						// s/.*/sudo id/e runs the replacement: a denied
 						// command in it (matched text standing as
 						// arguments) is denied.
-						r := sedGroup().ReplaceAllString(parts[1], " {args} ") + " {args}"
+						r := sedGroup.get().ReplaceAllString(parts[1], " {args} ") + " {args}"
 						pl.inner = append(pl.inner, func() { c.quiet(r, "sed s///e") })
 					}
 					if k := strings.IndexByte(flags, 'w'); k >= 0 {
@@ -93,9 +93,9 @@ func (c *checker) sedScript(s string, pl *plan) {
 }
 
 var (
-	awkRuns    = lazyRegexp(`system\s*\(|\|\s*getline|print[f]?[^;}]*\|`)
-	awkWrites  = lazyRegexp(`print[f]?[^;}]*>`)
-	quotedText = lazyRegexp(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`)
+	awkRuns    = &pattern{expr: `system\s*\(|\|\s*getline|print[f]?[^;}]*\|`}
+	awkWrites  = &pattern{expr: `print[f]?[^;}]*>`}
+	quotedText = &pattern{expr: `"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`}
 )
 
 // awk: system(), pipes and print > file. The program is the first
@@ -145,17 +145,17 @@ func (c *checker) awk(args []word, pl *plan) {
 			pl.ask(prog.text, "awk program is not a literal")
 			continue
 		}
-		if awkRuns().MatchString(prog.text) {
+		if awkRuns.get().MatchString(prog.text) {
 			pl.ask(prog.text, "awk program runs shell commands")
 			c.quotedCommands(prog.text, "awk", pl)
 		}
-		if awkWrites().MatchString(prog.text) {
+		if awkWrites.get().MatchString(prog.text) {
 			pl.ask(prog.text, "awk program writes files")
 		}
 	}
 }
 
-var runsCode = lazyRegexp(`system|exec|popen|spawn|subprocess|child_process|shell_exec|passthru|` + "`" + `|os\.|Process|Runtime|run\(|\bqx|%x|open\s*\(|Open3|pipe|IO\.`)
+var runsCode = &pattern{expr: `system|exec|popen|spawn|subprocess|child_process|shell_exec|passthru|` + "`" + `|os\.|Process|Runtime|run\(|\bqx|%x|open\s*\(|Open3|pipe|IO\.`}
 
 // interpreter: inline code is ask; string literals in code that runs
 // commands are checked so that a visible denied program is denied.
@@ -178,7 +178,7 @@ func (c *checker) interpreter(base string, args []word, in stdin, pl *plan) {
 				continue
 			}
 			pl.ask(a.text, base+" "+o+" runs inline code")
-			if v.static && runsCode().MatchString(v.text) {
+			if v.static && runsCode.get().MatchString(v.text) {
 				c.quotedCommands(v.text, base, pl)
 				c.codeWords(v.text, base, pl)
 			}
@@ -196,7 +196,7 @@ func (c *checker) interpreter(base string, args []word, in stdin, pl *plan) {
 		if !known && !in.set && c.piped && c.pipeKnown {
 			code, known = c.pipeText, true
 		}
-		if known && runsCode().MatchString(code) {
+		if known && runsCode.get().MatchString(code) {
 			c.quotedCommands(code, base, pl)
 			c.codeWords(code, base, pl)
 		}
@@ -221,7 +221,7 @@ func (c *checker) codeWords(code, via string, pl *plan) {
 // quotedCommands checks each string literal in code as a shell command, so
 // that `system("rm -rf x")` is seen.
 func (c *checker) quotedCommands(code, via string, pl *plan) {
-	for _, m := range quotedText().FindAllStringSubmatch(code, 16) {
+	for _, m := range quotedText.get().FindAllStringSubmatch(code, 16) {
 		s := m[1]
 		if s == "" {
 			s = m[2]

@@ -27,7 +27,7 @@ func (c *checker) parseErrorDenies(src string, err error, depth int, via string)
 	text := strings.NewReplacer("$(", "\n", "<(", "\n", ">(", "\n", "`", "\n", "'", " ", "\"", " ", "\\", "").Replace(src)
 	for _, seg := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune("\n;&|(){}", r) }) {
 		ws := strings.Fields(seg)
-		for len(ws) > 0 && (strings.Contains(ws[0], "=") || parseErrorKeywords()[ws[0]]) {
+		for len(ws) > 0 && (strings.Contains(ws[0], "=") || parseErrorKeywords.get()[ws[0]]) {
 			ws = ws[1:]
 		}
 		if len(ws) == 0 {
@@ -42,6 +42,6 @@ func (c *checker) parseErrorDenies(src string, err error, depth int, via string)
 	}
 }
 
-var parseErrorKeywords = lazySet("!", "if", "then", "else", "elif", "do",
+var parseErrorKeywords = &set{items: []string{"!", "if", "then", "else", "elif", "do",
 	"while", "until", "time", "exec", "command", "builtin", "eval", "[[", "]]",
-)
+}}

@@ -9,8 +9,8 @@ import (
 )
 
 var (
-	drivePath = lazyRegexp(`^[A-Za-z]:`)
-	uriScheme = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	drivePath = &pattern{expr: `^[A-Za-z]:`}
+	uriScheme = &pattern{expr: `^[A-Za-z][A-Za-z0-9+.-]*://`}
 )
 
 // CheckPath decides whether tool may touch p (relative to the workspace root
@@ -44,13 +44,13 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 		if hostileText(p) != "" || strings.Contains(p, "%") {
 			return deny("file URI decodes to an ambiguous path")
 		}
-	case uriScheme().MatchString(p) && !drivePath().MatchString(p):
+	case uriScheme.get().MatchString(p) && !drivePath.get().MatchString(p):
 		return deny("not a file path")
 	}
 	switch {
 	case strings.Contains(p, `\`):
 		return deny("backslash in path (ambiguous across platforms)")
-	case drivePath().MatchString(p):
+	case drivePath.get().MatchString(p):
 		return deny("drive-letter path")
 	case strings.HasPrefix(p, "~"):
 		return deny("file tools do not expand ~")

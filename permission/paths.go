@@ -4,7 +4,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -26,18 +25,18 @@ func foldSegment(s string) string {
 	return strings.TrimRight(strings.ToLower(s), ". ")
 }
 
-var shortName = lazyRegexp(`^[a-z0-9_-]{1,6}~[0-9]+$`)
+var shortName = &pattern{expr: `^[a-z0-9_-]{1,6}~[0-9]+$`}
 
 // protectedDirs are directories whose files run code or hold the agent's own
 // configuration; a file tool never writes inside them.
-var protectedDirs = sync.OnceValue(func() map[string]string {
+var protectedDirs = &lazy[map[string]string]{build: func() map[string]string {
 	return map[string]string{
 		".git":       "git metadata (hooks and config run commands)",
 		".agent-lsp": "agent-lsp's own configuration",
 		".vscode":    "editor settings and tasks (can run commands on open)",
 		".idea":      "IDE run configurations",
 	}
-})
+}}
 
 // protectedWrite classifies a write to the workspace-relative, slash-separated
 // path rel. It returns Deny for paths whose change runs code or rewrites the
@@ -47,13 +46,13 @@ func protectedWrite(rel string) (Verdict, string) {
 	segs := strings.Split(rel, "/")
 	for i, s := range segs {
 		f := foldSegment(s)
-		if why, ok := protectedDirs()[f]; ok && i < len(segs)-1 {
+		if why, ok := protectedDirs.get()[f]; ok && i < len(segs)-1 {
 			return Deny, "protected path " + f + "/**: " + why
 		}
-		if why, ok := protectedDirs()[f]; ok {
+		if why, ok := protectedDirs.get()[f]; ok {
 			return Deny, "protected path " + f + ": " + why
 		}
-		if shortName().MatchString(f) {
+		if shortName.get().MatchString(f) {
 			return Deny, "8.3 short name " + s + " may alias a protected directory"
 		}
 	}
@@ -89,7 +88,7 @@ func protectedForShell(rel string) (bool, string) {
 	return v >= Ask, why
 }
 
-var idFile = lazyRegexp(`^id_[a-z0-9_-]+(\.pub)?$`)
+var idFile = &pattern{expr: `^id_[a-z0-9_-]+(\.pub)?$`}
 
 // sensitiveName reports whether a file name (base name) usually holds
 // secrets.
@@ -103,7 +102,7 @@ func sensitiveName(name string) bool {
 		strings.HasSuffix(b, ".pfx"):
 		return true
 	}
-	if idFile().MatchString(b) {
+	if idFile.get().MatchString(b) {
 		return true
 	}
 	// Credential stores named by their directory: .aws/credentials,

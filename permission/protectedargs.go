@@ -11,14 +11,14 @@ import (
 // option's value points: `tsc --outDir .git/hooks`, `split x .git/hooks/`,
 // `npm test -- --outputFile=.git/hooks/pre-commit`,
 // `make test ARGS='-o .git/hooks/pre-commit'`.
-var operandReaders = lazySet(
+var operandReaders = &set{items: []string{
 	"ls", "cat", "head", "tail", "wc", "grep", "egrep",
 	"fgrep", "rg", "stat", "file", "du", "tree", "realpath",
 	"readlink", "diff", "cmp", "cut", "nl", "od", "md5sum",
 	"sha1sum", "sha256sum", "sha512sum", "jq", "find", "less",
 	"more", "cd", "pushd", "xxd", "hexdump", "strings",
 	"base64", "tac", "rev", "paste", "comm", "fold", "expand",
-)
+}}
 
 // protectedOperands asks for a command whose words name a path that
 // protectedForShell guards, unless the program only reads its operands.
@@ -27,7 +27,7 @@ var operandReaders = lazySet(
 // a structural check: neither an allow rule such as `npm test*` nor a
 // session rule such as `tsc *` lifts it.
 func (c *checker) protectedOperands(base string, argv []word, pl *plan) {
-	if operandReaders()[base] || pathless()[base] || len(argv) < 2 {
+	if operandReaders.get()[base] || pathless.get()[base] || len(argv) < 2 {
 		return
 	}
 	if base == "git" && gitReads(argv[1:]) {
@@ -79,7 +79,7 @@ func operandCandidates(w string) []string {
 // protectedCandidate returns why the literal path p is protected, or "".
 func (c *checker) protectedCandidate(p string) string {
 	p = strings.Trim(p, `'"`)
-	if p == "" || urlLike().MatchString(p) || !strings.ContainsAny(p, "./") && !strings.HasPrefix(strings.ToLower(p), ".") {
+	if p == "" || urlLike.get().MatchString(p) || !strings.ContainsAny(p, "./") && !strings.HasPrefix(strings.ToLower(p), ".") {
 		return ""
 	}
 	abs, ok := c.abs(p)

@@ -95,7 +95,7 @@ func pathWorthy(v string) bool {
 // gitObjectPath returns PATH of a git object name REV:PATH (or :PATH,
 // :N:PATH), or "".
 func gitObjectPath(arg string) string {
-	if strings.HasPrefix(arg, "-") || urlLike().MatchString(arg) {
+	if strings.HasPrefix(arg, "-") || urlLike.get().MatchString(arg) {
 		return ""
 	}
 	_, p, ok := strings.Cut(arg, ":")
@@ -296,7 +296,7 @@ func (c *checker) followChecks(base string, args []word, pl *plan) {
 		return
 	}
 	ops := operands(args)
-	if patternFirst()[base] && len(ops) > 0 && !hasFlag(args, "ef", "--regexp") {
+	if patternFirst.get()[base] && len(ops) > 0 && !hasFlag(args, "ef", "--regexp") {
 		ops = ops[1:] // the pattern
 	}
 	dirs := []string{}

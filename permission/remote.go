@@ -7,7 +7,7 @@ import (
 // sshCommandKeys are ssh options whose value is a command: ProxyCommand,
 // LocalCommand and KnownHostsCommand run here, RemoteCommand on the
 // other side (like ssh HOST CMD).
-var sshCommandKeys = lazySet("proxycommand", "localcommand", "knownhostscommand", "remotecommand")
+var sshCommandKeys = &set{items: []string{"proxycommand", "localcommand", "knownhostscommand", "remotecommand"}}
 
 // sshOptions checks ssh, scp and sftp's -o KEY=VALUE (also -oKEY=VALUE and
 // "KEY VALUE") for commands, and scp/sftp -S PROGRAM, which runs in place
@@ -21,7 +21,7 @@ func (c *checker) sshOptions(base string, args []word, pl *plan) {
 				continue
 			}
 			key := strings.ToLower(kv[:k])
-			if !sshCommandKeys()[key] {
+			if !sshCommandKeys.get()[key] {
 				continue
 			}
 			w := word{text: strings.TrimLeft(kv[k:], "= \t"), static: v.static}

@@ -2,7 +2,6 @@ package permission
 
 import (
 	"strings"
-	"sync"
 )
 
 // More exec-wrappers: each runs the command that follows its own options
@@ -271,7 +270,7 @@ func (c *checker) zip(args []word, pl *plan) {
 // runners can run their arguments (or a command given in them) but are not
 // unwrapped here: at least ask, and any denied command visible in their
 // arguments is denied.
-var runners = lazySet(
+var runners = &set{items: []string{
 	"ssh", "nsenter", "systemd-run", "firejail", "bwrap", "proot",
 	"valgrind", "gdb", "lldb", "perf", "sg", "newgrp",
 	"dbus-run-session", "xvfb-run", "sshpass", "rlwrap", "entr",
@@ -290,11 +289,11 @@ var runners = lazySet(
 	// configuration names (a .desktop file runs its Exec line).
 	"xdg-open", "open", "gio", "kde-open", "gnome-open", "sensible-browser",
 	"scp", "sftp", "tclsh", "wish",
-)
+}}
 
 // runnerSubcommands run their arguments when given one of these
 // subcommands.
-var runnerSubcommands = sync.OnceValue(func() map[string][]string {
+var runnerSubcommands = &lazy[map[string][]string]{build: func() map[string][]string {
 	return map[string][]string{
 		"npm": {"exec", "x", "explore"}, "pnpm": {"exec", "dlx", "x"}, "yarn": {"exec", "dlx"}, "bun": {"x", "run"},
 		"uv": {"run", "tool"}, "poetry": {"run"}, "pipenv": {"run"}, "bundle": {"exec"}, "conda": {"run"},
@@ -302,18 +301,18 @@ var runnerSubcommands = sync.OnceValue(func() map[string][]string {
 		"podman": {"exec", "run"}, "kubectl": {"exec", "run", "debug"}, "flatpak": {"run"}, "snap": {"run"},
 		"cargo": {"run"}, "dotnet": {"exec"}, "deno": {"run", "eval"},
 	}
-})
+}}
 
 // runner applies the runner rule to programs that run their arguments.
 func (c *checker) runner(base string, argv []word, pl *plan) {
 	from := 1
-	if subs, ok := runnerSubcommands()[base]; ok {
+	if subs, ok := runnerSubcommands.get()[base]; ok {
 		ops := operands(argv[1:])
 		if len(ops) == 0 || !contains(subs, ops[0].text) {
 			return
 		}
 		from = 2
-	} else if !runners()[base] {
+	} else if !runners.get()[base] {
 		return
 	}
 	pl.ask(base, base+" can run its arguments as a command")

@@ -3,7 +3,6 @@ package permission
 import (
 	"path"
 	"strings"
-	"sync"
 )
 
 // Generalise suggests the session rule ("allow for this session") for an
@@ -36,23 +35,23 @@ func Generalise(text string) string {
 	// of a wrapper's command line, not a program: `-- *` or `{} *` would
 	// be a rule about nothing anyone approved.
 	odd := strings.HasPrefix(head, "-") || strings.ContainsAny(head, "{}$`")
-	if len(f) == 1 || odd || strings.Contains(head, "/") || neverGeneralise()[path.Base(head)] || runners()[head] || destructive(f) || subRunsCode(f) {
+	if len(f) == 1 || odd || strings.Contains(head, "/") || neverGeneralise.get()[path.Base(head)] || runners.get()[head] || destructive(f) || subRunsCode(f) {
 		return quoteGlob(strings.Join(f, " "))
 	}
-	if _, ok := runnerSubcommands()[head]; ok && len(f) > 1 && contains(runnerSubcommands()[head], f[1]) {
+	if _, ok := runnerSubcommands.get()[head]; ok && len(f) > 1 && contains(runnerSubcommands.get()[head], f[1]) {
 		return quoteGlob(strings.Join(f, " "))
 	}
-	if subcommands()[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\{}") {
+	if subcommands.get()[head] && len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/=.*\\{}") {
 		return quoteGlob(head+" "+f[1]) + " *"
 	}
-	if subcommands()[head] {
+	if subcommands.get()[head] {
 		return quoteGlob(strings.Join(f, " "))
 	}
 	return quoteGlob(head) + " *"
 }
 
 // subcommands lists programs whose first operand selects what they do.
-var subcommands = lazySet(
+var subcommands = &set{items: []string{
 	"git", "go", "npm", "pnpm", "yarn", "cargo",
 	"docker", "podman", "kubectl", "make", "gh", "pip",
 	"pip3", "apt", "apt-get", "brew", "systemctl", "gofmt",
@@ -60,11 +59,11 @@ var subcommands = lazySet(
 	"dnf", "yum", "apk", "snap", "gem", "conda", "uv",
 	"poetry", "composer", "bun", "deno", "pipx", "zypper",
 	"terraform", "tofu", "pulumi", "helm",
-)
+}}
 
 // neverGeneralise lists programs that run other programs: a rule `env *`
 // or `python3 *` would allow everything.
-var neverGeneralise = lazySet(
+var neverGeneralise = &set{items: []string{
 	"env", "bash", "sh", "zsh", "dash", "ksh", "fish",
 	"eval", "exec", "command", "builtin", "xargs", "find",
 	"sudo", "doas", "su", "nohup", "nice", "timeout",
@@ -83,10 +82,10 @@ var neverGeneralise = lazySet(
 	"capsh", "scp", "sftp", "xdg-open", "open", "gio",
 	"crontab", "at", "batch", "enable", "complete", "compgen",
 	"bind", "fc", "coproc", "vim", "wish",
-)
+}}
 
 // destructiveProgs delete, overwrite or re-permission what they are given.
-var destructiveProgs = lazySet(
+var destructiveProgs = &set{items: []string{
 	"rm", "rmdir", "unlink", "shred", "mv", "cp", "dd",
 	"truncate", "chmod", "chown", "chgrp", "chattr", "setfacl",
 	"ln", "install", "rsync", "srm", "wipe", "fallocate",
@@ -97,11 +96,11 @@ var destructiveProgs = lazySet(
 	// deleting buckets and resources (aws s3 rm, rclone purge).
 	"aws", "gcloud", "az", "gsutil", "rclone", "s3cmd",
 	"doctl", "heroku",
-)
+}}
 
 // destructiveSubs are subcommands of tools with subcommands that delete,
 // discard or publish.
-var destructiveSubs = sync.OnceValue(func() map[string][]string {
+var destructiveSubs = &lazy[map[string][]string]{build: func() map[string][]string {
 	return map[string][]string{
 		"git": {"push", "reset", "clean", "checkout", "restore", "rm", "mv", "rebase", "stash", "branch", "tag",
 			"filter-branch", "filter-repo", "update-ref", "reflog", "gc", "prune", "switch", "worktree", "remote",
@@ -139,23 +138,23 @@ var destructiveSubs = sync.OnceValue(func() map[string][]string {
 		"helm":      {"uninstall", "delete", "del", "un", "rollback", "upgrade", "install", "push", "plugin", "repo"},
 		"make":      {"clean", "distclean", "mrproper", "uninstall", "install", "deploy", "publish", "release"},
 	}
-})
+}}
 
 // codeSubs are subcommands that run code or commands named in their
 // arguments or in files the repository controls (go generate runs the
 // //go:generate lines, git bisect run its command): like an interpreter,
 // their session rule stays exact.
-var codeSubs = sync.OnceValue(func() map[string][]string {
+var codeSubs = &lazy[map[string][]string]{build: func() map[string][]string {
 	return map[string][]string{
 		"go":  {"run", "generate", "tool"},
 		"git": {"bisect", "difftool", "mergetool", "daemon", "instaweb", "send-email", "credential"},
 	}
-})
+}}
 
 // subRunsCode reports a tool-with-subcommand command whose subcommand runs
 // code or commands it is given.
 func subRunsCode(f []string) bool {
-	subs, ok := codeSubs()[path.Base(f[0])]
+	subs, ok := codeSubs.get()[path.Base(f[0])]
 	if !ok {
 		return false
 	}
@@ -171,7 +170,7 @@ func subRunsCode(f []string) bool {
 // destructive reports a command whose session rule must stay exact.
 func destructive(f []string) bool {
 	head := path.Base(f[0])
-	if destructiveProgs()[head] || strings.HasPrefix(head, "mkfs.") {
+	if destructiveProgs.get()[head] || strings.HasPrefix(head, "mkfs.") {
 		return true
 	}
 	if head == "pacman" || head == "yay" || head == "paru" {
@@ -181,7 +180,7 @@ func destructive(f []string) bool {
 			}
 		}
 	}
-	subs, ok := destructiveSubs()[head]
+	subs, ok := destructiveSubs.get()[head]
 	if !ok {
 		return false
 	}
@@ -210,7 +209,7 @@ func tooBroad(p string) string {
 	if !wild {
 		return ""
 	}
-	if neverGeneralise()[path.Base(head)] || runners()[path.Base(head)] || strings.Contains(head, "/") {
+	if neverGeneralise.get()[path.Base(head)] || runners.get()[path.Base(head)] || strings.Contains(head, "/") {
 		return head + " runs other programs; approve exact commands instead"
 	}
 	if strings.HasPrefix(head, "-") || strings.ContainsAny(head, "{}$`") {
@@ -222,10 +221,10 @@ func tooBroad(p string) string {
 	if destructive(f) || head == "pacman" || head == "yay" || head == "paru" {
 		return "a wildcard rule for " + head + " would allow destroying anything; approve exact commands instead"
 	}
-	if subs, ok := runnerSubcommands()[head]; ok && len(f) > 1 && contains(subs, f[1]) {
+	if subs, ok := runnerSubcommands.get()[head]; ok && len(f) > 1 && contains(subs, f[1]) {
 		return head + " " + f[1] + " runs other programs; approve exact commands instead"
 	}
-	if subcommands()[head] && (len(f) < 2 || hasWildcard(f[1]) || strings.HasPrefix(f[1], "-")) {
+	if subcommands.get()[head] && (len(f) < 2 || hasWildcard(f[1]) || strings.HasPrefix(f[1], "-")) {
 		return "a rule for every " + head + " subcommand allows too much; name the subcommand"
 	}
 	return ""

@@ -2,7 +2,6 @@ package permission
 
 import (
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -35,7 +34,7 @@ func newShellVars() *shellVars {
 
 // unknownVars are set by the shell from data the command line does not
 // control or spell out.
-var unknownVars = sync.OnceValue(func() map[string]string {
+var unknownVars = &lazy[map[string]string]{build: func() map[string]string {
 	return map[string]string{
 		"REPLY": "is read from input", "OPTARG": "comes from arguments", "BASH_REMATCH": "holds matched text",
 		"MAPFILE": "is read from input", "_": "is the last argument of the previous command", "BASH_COMMAND": "is command text",
@@ -43,7 +42,7 @@ var unknownVars = sync.OnceValue(func() map[string]string {
 		"BASH_SOURCE": "holds file names", "PWD": "holds a directory name", "OLDPWD": "holds a directory name",
 		"@": "holds the positional parameters", "*": "holds the positional parameters",
 	}
-})
+}}
 
 // setVar records a value assigned to name.
 func (c *checker) setVar(name string, v varValue) {

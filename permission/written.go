@@ -17,7 +17,7 @@ func procText(ps *syntax.ProcSubst) *fileText {
 		ft.text, ft.known = producerText(&syntax.Stmt{Cmd: &syntax.Block{Stmts: ps.Stmts}})
 	}
 	syntax.Walk(ps, func(n syntax.Node) bool {
-		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 && downloaders()[path.Base(call.Args[0].Lit())] {
+		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 && downloaders.get()[path.Base(call.Args[0].Lit())] {
 			ft.download = true
 		}
 		return true
