@@ -156,7 +156,10 @@ func (c *WindowCache) loadLocked() {
 		c.m = map[string]windowEntry{}
 		if c.Path != "" {
 			if data, err := os.ReadFile(c.Path); err == nil {
-				decodeWindows(data, c.m)
+				_ = json.Unmarshal(data, &c.m)
+			}
+			if c.m == nil { // the file held null
+				c.m = map[string]windowEntry{}
 			}
 		}
 	}
