@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/agent-lsp/agent-lsp/internal/jsonw"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/jsonw"
 )
 
 // A transcript is the append-only record of a session: one JSON object a
