@@ -211,7 +211,7 @@ func cell(s Sample, b Bench) string {
 // unitName is a metric as the table shows it: the idle run's metrics
 // carry the server's name (agent-lsp-RSS-MiB is shown as MiB).
 func unitName(u string) string {
-	for _, p := range []string{"agent-lsp-", "floor-", "gopls-", "client-"} {
+	for _, p := range []string{"agent-lsp-", "floor-", "gopls-", "deps-client-", "client-"} {
 		if rest, ok := strings.CutPrefix(u, p); ok {
 			return strings.TrimPrefix(strings.TrimPrefix(rest, "RSS-"), "RssAnon-")
 		}
