@@ -33,14 +33,7 @@ func appendRecord(b []byte, rec Record) ([]byte, error) {
 		b = appendMessage(append(b, `,"message":`...), *rec.Message)
 	}
 	if len(rec.Messages) > 0 {
-		b = append(b, `,"messages":[`...)
-		for i, m := range rec.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendMessage(b, m)
-		}
-		b = append(b, ']')
+		b = appendList(b, "messages", rec.Messages, appendMessage)
 	}
 	if len(rec.Stubs) > 0 {
 		b = append(b, `,"stubs":{`...)
@@ -55,17 +48,7 @@ func appendRecord(b []byte, rec Record) ([]byte, error) {
 		b = append(b, '}')
 	}
 	if len(rec.Todos) > 0 {
-		b = append(b, `,"todos":[`...)
-		for i, td := range rec.Todos {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"content":`...)
-			b = jsonw.AppendString(b, td.Content)
-			b = append(b, `,"status":`...)
-			b = append(jsonw.AppendString(b, td.Status), '}')
-		}
-		b = append(b, ']')
+		b = appendList(b, "todos", rec.Todos, appendTodo)
 	}
 	if rec.Usage != nil {
 		b = appendUsage(append(b, `,"usage":`...), *rec.Usage)
@@ -76,6 +59,45 @@ func appendRecord(b []byte, rec Record) ([]byte, error) {
 	b = appendOmitEmpty(b, "callId", rec.CallID)
 	b = appendOmitEmpty(b, "path", rec.Path)
 	return append(b, '}'), nil
+}
+
+// appendList appends ,"key":[...], each item written by each.
+func appendList[T any](b []byte, key string, items []T, each func([]byte, T) []byte) []byte {
+	b = append(append(append(b, `,"`...), key...), `":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, it)
+	}
+	return append(b, ']')
+}
+
+func appendToolCall(b []byte, tc ToolCall) []byte {
+	b = append(b, `{"id":`...)
+	b = jsonw.AppendString(b, tc.ID)
+	b = append(b, `,"name":`...)
+	b = jsonw.AppendString(b, tc.Name)
+	b = append(b, `,"arguments":`...)
+	return append(jsonw.AppendString(b, tc.Arguments), '}')
+}
+
+func appendTodo(b []byte, td Todo) []byte {
+	b = append(b, `{"content":`...)
+	b = jsonw.AppendString(b, td.Content)
+	b = append(b, `,"status":`...)
+	return append(jsonw.AppendString(b, td.Status), '}')
+}
+
+func appendChange(b []byte, c FileChange) []byte {
+	b = append(b, `{"path":`...)
+	b = jsonw.AppendString(b, c.Path)
+	b = appendOmitEmpty(b, "from", c.From)
+	b = append(b, `,"kind":`...)
+	b = jsonw.AppendString(b, c.Kind)
+	b = strconv.AppendInt(append(b, `,"added":`...), int64(c.Added), 10)
+	b = strconv.AppendInt(append(b, `,"removed":`...), int64(c.Removed), 10)
+	return append(b, '}')
 }
 
 // appendOmitEmpty appends ,"key":"s" unless s is empty (omitempty).
@@ -93,19 +115,7 @@ func appendMessage(b []byte, m Message) []byte {
 	b = appendOmitEmpty(b, "content", m.Content)
 	b = appendOmitEmpty(b, "reasoning", m.Reasoning)
 	if len(m.ToolCalls) > 0 {
-		b = append(b, `,"toolCalls":[`...)
-		for i, tc := range m.ToolCalls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = jsonw.AppendString(b, tc.ID)
-			b = append(b, `,"name":`...)
-			b = jsonw.AppendString(b, tc.Name)
-			b = append(b, `,"arguments":`...)
-			b = append(jsonw.AppendString(b, tc.Arguments), '}')
-		}
-		b = append(b, ']')
+		b = appendList(b, "toolCalls", m.ToolCalls, appendToolCall)
 	}
 	b = appendOmitEmpty(b, "toolCallId", m.ToolCallID)
 	b = appendOmitEmpty(b, "name", m.Name)
@@ -135,21 +145,7 @@ func appendResult(b []byte, r Result) []byte {
 	b = appendOmitEmpty(b, "error", r.Error)
 	// omitzero: a nil list is left out, an empty one ("none") is kept.
 	if r.Changes != nil {
-		b = append(b, `,"changes":[`...)
-		for i, c := range r.Changes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"path":`...)
-			b = jsonw.AppendString(b, c.Path)
-			b = appendOmitEmpty(b, "from", c.From)
-			b = append(b, `,"kind":`...)
-			b = jsonw.AppendString(b, c.Kind)
-			b = strconv.AppendInt(append(b, `,"added":`...), int64(c.Added), 10)
-			b = strconv.AppendInt(append(b, `,"removed":`...), int64(c.Removed), 10)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
+		b = appendList(b, "changes", r.Changes, appendChange)
 	}
 	return append(b, '}')
 }

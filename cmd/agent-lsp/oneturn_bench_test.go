@@ -78,29 +78,26 @@ func BenchmarkOneTurn(b *testing.B) {
 			run()
 		}
 	})
-	minimal := func() {
-		cmd := exec.Command(client, base, bodyFile)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("minclient: %v\n%s", err, out)
+	depsClient := filepath.Join(b.TempDir(), "deps")
+	if out, err := proctest.GoBuild(depsClient, "../../bench/startup/deps"); err != nil {
+		b.Fatalf("building bench/startup/deps: %v\n%s", err, out)
+	}
+	// asClient runs bin as the client of the recorded request.
+	asClient := func(bin string) func() {
+		return func() {
+			cmd := exec.Command(bin, base, bodyFile)
+			cmd.Env = env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v\n%s", filepath.Base(bin), err, out)
+			}
 		}
 	}
+	minimal, withDeps := asClient(client), asClient(depsClient)
 	b.Run("minimal_client", func(b *testing.B) {
 		for b.Loop() {
 			minimal()
 		}
 	})
-	depsClient := filepath.Join(b.TempDir(), "deps")
-	if out, err := proctest.GoBuild(depsClient, "../../bench/startup/deps"); err != nil {
-		b.Fatalf("building bench/startup/deps: %v\n%s", err, out)
-	}
-	withDeps := func() {
-		cmd := exec.Command(depsClient, base, bodyFile)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("bench/startup/deps as a client: %v\n%s", err, out)
-		}
-	}
 	b.Run("paired", func(b *testing.B) {
 		sides := []struct {
 			run    func()
