@@ -38,15 +38,14 @@ type TranscriptHeader struct {
 // as it happens (a crash of the process loses nothing the kernel has); at
 // every compaction and ending the file's writeback is started, not waited
 // for (see sync). A new transcript's file is created in the background
-// (CreateTranscript): records written before it exists are kept in
-// memory, encoded by the goroutine that creates it, and go first. The
-// first error (creating, writing) is kept, the transcript stops writing,
-// and Err reports it.
+// (CreateTranscript): records written before it exists are encoded and
+// kept in memory, and go first. The first error (creating, writing) is
+// kept, the transcript stops writing, and Err reports it.
 type Transcript struct {
 	mu      sync.Mutex
 	f       *os.File
 	opened  chan struct{} // closed once the file is created or failed to be; nil: open from the start
-	pending []Record      // records written before the file exists, detached
+	pending []byte        // records written before the file exists
 	path    string
 	secrets []string
 	err     error
@@ -118,34 +117,12 @@ func (t *Transcript) create() {
 		t.pending = nil
 		return
 	}
-	// The held records are encoded without the lock, so that a record
-	// written meanwhile only joins the queue; the file takes the writes
-	// once the queue is empty, after what was held.
-	var buf []byte
-	for len(t.pending) > 0 && t.err == nil {
-		recs := t.pending
-		t.pending = nil
-		t.mu.Unlock()
-		var encErr error
-		for _, rec := range recs {
-			line, err := t.encode(rec)
-			if err != nil {
-				encErr = err
-				break
-			}
-			buf = append(buf, line...)
-		}
-		t.mu.Lock()
-		if encErr != nil {
-			t.err = encErr
-		}
-	}
-	t.pending = nil
 	t.f = f
-	if t.err == nil && len(buf) > 0 {
-		if _, err := f.Write(buf); err != nil {
+	if len(t.pending) > 0 {
+		if _, err := f.Write(t.pending); err != nil {
 			t.err = fmt.Errorf("transcript: %w", err)
 		}
+		t.pending = nil
 	}
 }
 
@@ -269,17 +246,14 @@ func (t *Transcript) write(rec Record) {
 		return
 	}
 	rec.Time = t.now().UTC()
-	t.dirty = true
-	if creating {
-		// Encoded by create, off the caller's path: the first Marshal of a
-		// Record builds its encoders (about 0.15 ms of a fresh run's
-		// first request).
-		t.pending = append(t.pending, detach(rec))
-		return
-	}
 	line, err := t.encode(rec)
 	if err != nil {
 		t.err = err
+		return
+	}
+	t.dirty = true
+	if creating {
+		t.pending = append(t.pending, line...)
 		return
 	}
 	if _, err := t.f.Write(line); err != nil {

@@ -1,10 +1,6 @@
 package agent
 
-import (
-	"maps"
-	"slices"
-	"time"
-)
+import "time"
 
 // Record is one line of a transcript.
 type Record struct {
@@ -39,32 +35,3 @@ const (
 	recSpill   = "spill"
 	recSystem  = "system"
 )
-
-// detach copies what rec shares with its writer (slices, maps), so that
-// it can be encoded later, as it was when written.
-func detach(rec Record) Record {
-	if rec.Message != nil {
-		m := *rec.Message
-		m.ToolCalls = slices.Clone(m.ToolCalls)
-		rec.Message = &m
-	}
-	if rec.Messages != nil {
-		ms := slices.Clone(rec.Messages)
-		for i := range ms {
-			ms[i].ToolCalls = slices.Clone(ms[i].ToolCalls)
-		}
-		rec.Messages = ms
-	}
-	rec.Stubs = maps.Clone(rec.Stubs)
-	rec.Todos = slices.Clone(rec.Todos)
-	if rec.Usage != nil {
-		u := *rec.Usage
-		rec.Usage = &u
-	}
-	if rec.Result != nil {
-		r := *rec.Result
-		r.Changes = slices.Clone(r.Changes)
-		rec.Result = &r
-	}
-	return rec
-}

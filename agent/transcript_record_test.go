@@ -11,10 +11,11 @@ import (
 	"time"
 )
 
-// TestDetachCopiesWhatIsShared: a record held while its transcript's file
-// is created encodes as it was when written, whatever the writer changes
-// afterwards in the slices and maps it passed.
-func TestDetachCopiesWhatIsShared(t *testing.T) {
+// TestHeldRecordKeepsWhatWasWritten: a record written while its
+// transcript's file is being created lands in the file as it was when
+// written, whatever the writer changes afterwards in the slices and maps
+// it passed.
+func TestHeldRecordKeepsWhatWasWritten(t *testing.T) {
 	t.Parallel()
 	calls := []ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}}
 	msgs := []Message{{Role: RoleAssistant, ToolCalls: calls}}
@@ -24,11 +25,13 @@ func TestDetachCopiesWhatIsShared(t *testing.T) {
 	usage := Usage{InputTokens: 1}
 	rec := Record{Type: recMessage, Message: &Message{Role: RoleAssistant, ToolCalls: calls}, Messages: msgs,
 		Stubs: stubs, Todos: todos, Usage: &usage, Result: &Result{Turns: 1, Changes: changes}}
-	want, err := json.Marshal(rec)
+	dir := t.TempDir()
+	tr, err := CreateTranscript(dir, "held", TranscriptHeader{Workspace: "/ws", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := detach(rec)
+	tr.write(rec) // most often before the file exists
+	wantMsg := Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}}}
 	calls[0].Arguments = "changed"
 	msgs[0].Role = RoleUser
 	stubs["c1"] = "changed"
@@ -38,18 +41,30 @@ func TestDetachCopiesWhatIsShared(t *testing.T) {
 	usage.InputTokens = 99
 	rec.Message.Content = "changed"
 	rec.Result.Turns = 9
-	got, err := json.Marshal(held)
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "held.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != string(want) {
-		t.Errorf("held record changed with its writer's data:\n got %s\nwant %s", got, want)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var got Record
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[1]), &got) != nil {
+		t.Fatalf("transcript: %s", data)
+	}
+	want := Record{Type: recMessage, Time: got.Time, Message: &wantMsg, Messages: []Message{wantMsg},
+		Stubs: map[string]string{"c1": "stub"}, Todos: []Todo{{Content: "one", Status: TodoPending}},
+		Usage: &Usage{InputTokens: 1}, Result: &Result{Turns: 1, Changes: []FileChange{{Path: "a", Kind: "modified"}}}}
+	wb, _ := json.Marshal(want)
+	gb, _ := json.Marshal(got)
+	if string(gb) != string(wb) {
+		t.Errorf("held record changed with its writer's data:\n got %s\nwant %s", gb, wb)
 	}
 }
 
 // TestRecordsWrittenWhileCreatingKeepTheirOrder: records written while a
-// new transcript's file is being created (held, then encoded by the
-// creating goroutine) and after it exists land in the file once each, in
+// new transcript's file is being created (held) and after it exists land in the file once each, in
 // the order they were written, whenever the creation finishes.
 func TestRecordsWrittenWhileCreatingKeepTheirOrder(t *testing.T) {
 	t.Parallel()
