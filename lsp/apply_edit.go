@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"unsafe"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -69,6 +70,19 @@ func (w *Workspace) buildEdit(ctx context.Context, rel, abs string, c tools.Chan
 	}
 	p.Edit.DocumentChanges = []protocol.DocumentChange{docEdit(u, version, edits)}
 	return p, false, nil
+}
+
+// expectEdit tells the document store the text an edit of an open
+// document gives, so that the didChange reporting it keeps c.New's memory
+// instead of building the same text again: c.New does not change once
+// applied, as what ReadFile returns does not.
+func (w *Workspace) expectEdit(abs string, p *protocol.ApplyWorkspaceEditParams, c tools.Change) {
+	if len(c.New) == 0 || len(p.Edit.DocumentChanges) != 1 {
+		return
+	}
+	if te, ok := p.Edit.DocumentChanges[0].(*protocol.TextDocumentEdit); ok && te.TextDocument.Version != nil {
+		w.docs.expect(abs, *te.TextDocument.Version, unsafe.String(unsafe.SliceData(c.New), len(c.New)))
+	}
 }
 
 // docEdit is a TextDocumentEdit of u at version (nil: the file is not open).

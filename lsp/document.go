@@ -14,6 +14,11 @@ type document struct {
 	version int32
 	text    string
 	mapper  *Mapper // lazily built for text
+	// want is the text an edit this server sent gives the document at
+	// version wantFrom: the tool's result, for the didChange to keep
+	// instead of building the same text again (see splice).
+	want     string
+	wantFrom int32
 }
 
 // mapperFor returns the line index of the current text.
@@ -29,24 +34,6 @@ func (d *document) mapperFor() *Mapper {
 type contentChange struct {
 	Range *Range `json:"range,omitempty"`
 	Text  string `json:"text"`
-}
-
-// apply applies changes in order, as the protocol says.
-func (d *document) apply(enc Encoding, changes []contentChange) {
-	for _, c := range changes {
-		if c.Range == nil {
-			d.text = c.Text
-			d.mapper = nil
-			continue
-		}
-		m := d.mapperFor()
-		start, end := m.Offset(enc, c.Range.Start), m.Offset(enc, c.Range.End)
-		if end < start {
-			start, end = end, start
-		}
-		d.mapper = m.Replace(start, end, c.Text)
-		d.text = d.mapper.Text()
-	}
 }
 
 // store holds the open documents, keyed by URI. The read loop writes it
@@ -114,10 +101,25 @@ func (s *store) change(enc Encoding, uri string, version int32, changes []conten
 	if !ok {
 		return fmt.Errorf("didChange for %s, which is not open", uri)
 	}
-	d.apply(enc, changes)
+	want := ""
+	if d.want != "" && d.wantFrom == d.version {
+		want = d.want
+	}
+	d.want = ""
+	d.apply(enc, changes, want)
 	d.version = version
 	s.bump()
 	return nil
+}
+
+// expect notes that the next didChange of the document at path, from
+// version from, should give text: an edit this server is sending.
+func (s *store) expect(path string, from int32, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.path[path]; ok && d.version == from {
+		d.want, d.wantFrom = text, from
+	}
 }
 
 func (s *store) close(uri string) {

@@ -140,6 +140,7 @@ func (e benchEditor) ApplyEdit(ctx context.Context, c tools.Change) error {
 		ed := te.Edits[len(te.Edits)-1-i].(*protocol.TextEdit)
 		changes[i] = contentChange{Range: &ed.Range, Text: ed.NewText}
 	}
+	e.expectEdit(abs, p, c)
 	return e.docs.change(e.enc, string(te.TextDocument.URI), *te.TextDocument.Version+1, changes)
 }
 

@@ -81,28 +81,6 @@ func appendLines(lines []int, text string, base int) []int {
 	}
 }
 
-// Replace returns the mapper of the text with [start, end) replaced by
-// repl, updating the line index instead of rebuilding it (texts with \r
-// are re-indexed whole: a \r\n pair may form or split at the seams).
-func (m *Mapper) Replace(start, end int, repl string) *Mapper {
-	text := m.text[:start] + repl + m.text[end:]
-	if m.cr || strings.IndexByte(repl, '\r') >= 0 {
-		return NewMapper(text)
-	}
-	// Lines starting at or before start are unchanged; those whose
-	// newline was in [start, end) go; the rest shift by the length change.
-	lo := sortSearch(m.lines, start+1) // first line starting after start
-	hi := sortSearch(m.lines, end+1)   // first line starting after end
-	delta := len(repl) - (end - start)
-	lines := make([]int, 0, len(m.lines)+strings.Count(repl, "\n")-(hi-lo))
-	lines = append(lines, m.lines[:lo]...)
-	lines = appendLines(lines, repl, start)
-	for _, l := range m.lines[hi:] {
-		lines = append(lines, l+delta)
-	}
-	return &Mapper{text: text, lines: lines}
-}
-
 // sortSearch returns the first index i with lines[i] >= x.
 func sortSearch(lines []int, x int) int {
 	lo, hi := 0, len(lines)

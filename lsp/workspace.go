@@ -176,6 +176,7 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 		return w.writeDisk(rel, abs, c.New)
 	}
 	reviewed := w.annotate(params, c)
+	w.expectEdit(abs, params, c)
 	if err := w.c.applyEdit(ctx, params); err != nil {
 		if reviewed && errors.Is(err, errNotApplied) {
 			return fmt.Errorf("%s: %w", rel, ErrRejected)
@@ -188,8 +189,8 @@ func (w *Workspace) ApplyEdit(ctx context.Context, c tools.Change) error {
 	if d, ok := w.docs.byPath(abs); ok && wasOpen {
 		// Most clients send didChange before answering; wait a little
 		// for the ones that do not, so a re-read sees the edit.
-		// (Comparing with string(c.New) copies nothing; storing it
-		// would copy the file.)
+		// (Comparing with string(c.New) copies nothing, and once the
+		// didChange kept c.New's memory it compares no bytes.)
 		if d.text != string(c.New) {
 			w.docs.waitPath(ctx, abs, time.Second, func(d snapshot) bool { return d.text == string(c.New) })
 		}

@@ -16,7 +16,9 @@ type Change struct {
 	// does not exist and is created. A workspace whose current content is
 	// not Old refuses the change with ErrConflict.
 	Old []byte
-	// New is the whole new content.
+	// New is the whole new content. A workspace may keep it as is (the
+	// LSP server makes it the open document's text): it does not change
+	// once ApplyEdit is called.
 	New []byte
 	// Replacements, when set, are the spans of Old replaced (sorted,
 	// non-overlapping), so that the editor gets minimal ranges without a
