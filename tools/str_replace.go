@@ -228,18 +228,15 @@ func keepFinalNewline(content []byte, r *Replacement) {
 
 // applyReplacements returns content with the sorted, disjoint reps applied.
 func applyReplacements(content []byte, reps []Replacement) []byte {
-	size := len(content)
-	for _, r := range reps {
-		size += len(r.Text) - (r.End - r.Start)
-	}
-	out := make([]byte, 0, size)
+	// bytes.Join does not zero its result first, as make would: on a large
+	// file that is a pass of its own.
+	pieces := make([][]byte, 0, 2*len(reps)+1)
 	last := 0
 	for _, r := range reps {
-		out = append(out, content[last:r.Start]...)
-		out = append(out, r.Text...)
+		pieces = append(pieces, content[last:r.Start], []byte(r.Text))
 		last = r.End
 	}
-	return append(out, content[last:]...)
+	return bytes.Join(append(pieces, content[last:]), nil)
 }
 
 // lineAt returns the 1-based line of byte offset i.
