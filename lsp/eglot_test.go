@@ -14,7 +14,10 @@ import (
 
 // TestEglotClient runs testdata/clients/eglot_test.el in batch Emacs with
 // eglot against the real binary, using the README's eglot snippets: the
-// scripted model edits the unsaved buffer and asks to run a bash command;
+// scripted model edits the unsaved buffer (one edit, then a word
+// everywhere: two edits that eglot reports in one didChange, then one
+// that needs the server's copy to have followed both) and asks to run a
+// bash command;
 // the driver answers the permission prompt as Enter does, with eglot's
 // default (the first action), which must deny: made.txt is not created.
 // It needs emacs and eglot (Debian emacs-nox, elpa-eglot).
@@ -31,6 +34,8 @@ func TestEglotClient(t *testing.T) {
 	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2a", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"main","new_str":"Main","replace_all":true}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2b", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"Main() {}","new_str":"Main() { run() }"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "bash", Arguments: `{"command":"touch made.txt"}`}}},
 		agenttest.Reply{Text: "done"},
 	)

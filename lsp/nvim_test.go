@@ -15,7 +15,9 @@ import (
 // TestNeovimClient runs testdata/clients/nvim_test.lua in headless Neovim
 // (0.7+, the built-in LSP client, no plugin) against the real binary: the
 // scripted model reads the unsaved buffer, edits it with str_replace (the
-// edit lands in the buffer), edits a file that is not open twice (Neovim
+// edit lands in the buffer), replaces a word everywhere in it (one
+// WorkspaceEdit of two edits, which Neovim reports in one didChange) and
+// reads it back as the server now holds it, edits a file that is not open twice (Neovim
 // keeps it in a buffer it does not attach; the server writes it before a
 // command), runs a bash command the driver allows in its
 // window/showMessageRequest handler; then a clean shutdown.
@@ -28,6 +30,8 @@ func TestNeovimClient(t *testing.T) {
 	m, ws := agenttest.Fixture(t, map[string]string{"main.go": "package main // disk\n", "other.txt": "other: one\n"},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"old","new_str":"new"}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2a", Name: "str_replace", Arguments: `{"path":"main.go","old_str":"main","new_str":"Main","replace_all":true}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c2b", Name: "read_file", Arguments: `{"path":"main.go"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c3", Name: "read_file", Arguments: `{"path":"other.txt"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c4", Name: "str_replace", Arguments: `{"path":"other.txt","old_str":"one","new_str":"ONE"}`}}},
 		agenttest.Reply{ToolCalls: []agenttest.ScriptCall{{ID: "c5", Name: "str_replace", Arguments: `{"path":"other.txt","old_str":"ONE","new_str":"TWO"}`}}},

@@ -3,7 +3,8 @@
 ;; (--batch without -Q: Debian's site-start puts elpa-eglot on load-path).
 ;; Env: AGENT_LSP_BIN, AGENT_LSP_WS (a workspace holding main.go),
 ;; AGENT_LSP_MODEL_URL (the scripted model: read_file main.go, str_replace
-;; "old" -> "new", bash "touch made.txt", then "done"). The permission
+;; "old" -> "new", "main" -> "Main" everywhere, "Main() {}" -> "Main() {
+;; run() }", bash "touch made.txt", then "done"). The permission
 ;; prompt is answered the way Enter answers it: with eglot's default, the
 ;; first action, which must be the safe one (Deny).
 ;; It uses the README's snippets: the eglot-server-programs entry with
@@ -33,9 +34,14 @@
               (push (list prompt collection initial) agent-test-asked)
               (or initial "")))
 
+;; Idle timers never fire in --batch, and eglot sends didChange from one
+;; (eglot-send-changes-idle-time): the wait sends it as that timer would,
+;; so the edits eglot applies reach the server as they do interactively.
 (defun agent-test-wait (what pred &optional secs)
   (with-timeout ((or secs 20) (error "timeout waiting for %s" what))
-    (while (not (funcall pred)) (accept-process-output nil 0.05))))
+    (while (not (funcall pred))
+      (when (eglot-managed-p) (eglot--signal-textDocument/didChange))
+      (accept-process-output nil 0.05))))
 
 (run-at-time 40 nil (lambda () (princ "FAIL: global timeout\n") (kill-emacs 2)))
 
@@ -61,7 +67,7 @@
       (agent-test-wait "the agent/prompt result" (lambda () res) 30)
       (unless (equal (plist-get res :reason) "end_turn") (error "result %S" res))
       (let ((text (buffer-substring-no-properties (point-min) (point-max))))
-        (unless (equal text "package main\n\n// 😀 say new things\nfunc main() {}\n") (error "buffer %S" text)))
+        (unless (equal text "package Main\n\n// 😀 say new things\nfunc Main() { run() }\n") (error "buffer %S" text)))
       (unless (buffer-modified-p) (error "the buffer was saved"))
       (unless (= (length agent-test-asked) 1) (error "prompts %S" agent-test-asked))
       (let ((p (car agent-test-asked)))

@@ -3,7 +3,9 @@
 --   nvim --headless --clean -n -i NONE -c "luafile nvim_test.lua"
 -- Env: AGENT_LSP_BIN (the server), AGENT_LSP_WS (a workspace holding
 -- main.go and other.txt), AGENT_LSP_MODEL_URL (the scripted model:
--- read_file main.go, str_replace "old" -> "new", read_file other.txt,
+-- read_file main.go, str_replace "old" -> "new", str_replace "main" ->
+-- "Main" everywhere (two edits in one WorkspaceEdit), read_file main.go,
+-- read_file other.txt,
 -- str_replace "one" -> "ONE" then "ONE" -> "TWO" in it (not open: Neovim
 -- loads it into a buffer it does not attach), bash "touch made.txt" (asked),
 -- bash "cat other.txt", then "done"), AGENT_LSP_TIMEOUT_MS.
@@ -73,11 +75,12 @@ local ok, err = pcall(function()
   assert(sent, 'agent/prompt was not sent')
   wait(20000, 'the agent/prompt result', function() return res ~= nil or rerr ~= nil end)
   assert(rerr == nil, 'agent/prompt failed: ' .. vim.inspect(rerr))
-  assert(res.reason == 'end_turn' and res.toolCalls == 7, 'result ' .. vim.inspect(res))
+  assert(res.reason == 'end_turn' and res.toolCalls == 9, 'result ' .. vim.inspect(res))
 
   -- The edit landed in the buffer, at the right UTF-16 column; unsaved.
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   assert(lines[3] == '// 😀 we say new things', 'buffer ' .. vim.inspect(lines))
+  assert(lines[1] == 'package Main' and lines[4] == 'func Main() {}', 'buffer after replace_all ' .. vim.inspect(lines))
   assert(vim.bo[bufnr].modified, 'the buffer was saved')
   assert(vim.fn.readfile(file)[1] == 'package main // disk', 'the disk changed: ' .. vim.inspect(vim.fn.readfile(file)))
 
@@ -106,7 +109,17 @@ local ok, err = pcall(function()
     if e.type == 'tool_result' then read = e; break end
   end
   assert(read.result:find('// 😀 we say old things', 1, true), 'read_file saw ' .. read.result)
-  assert(table.concat(results, ',') == 'read_file,str_replace,read_file,str_replace,str_replace,bash,bash', 'tool results ' .. table.concat(results, ','))
+  assert(table.concat(results, ',') == 'read_file,str_replace,str_replace,read_file,read_file,str_replace,str_replace,bash,bash', 'tool results ' .. table.concat(results, ','))
+  -- The server's copy of the buffer after the two-edit didChange: what
+  -- the buffer holds, line for line.
+  local reread
+  for _, e in ipairs(events) do
+    if e.type == 'tool_result' and e.id == 'c2b' then reread = e end
+  end
+  assert(reread, 'no result for c2b: ' .. vim.inspect(events))
+  for i, l in ipairs(lines) do
+    assert(reread.result:find(l, 1, true), 'read_file after replace_all lacks line ' .. i .. ' ' .. vim.inspect(l) .. ': ' .. reread.result)
+  end
   local cat
   for i = #events, 1, -1 do
     if events[i].type == 'tool_result' then cat = events[i]; break end
