@@ -12,6 +12,7 @@ import (
 // applySpans applies spans of old, as an editor would.
 func applySpans(old string, sp []span) string {
 	var b strings.Builder
+	b.Grow(len(old)) // one allocation: BenchmarkDidChange100Edits' direct splice
 	last := 0
 	for _, s := range sp {
 		b.WriteString(old[last:s.Start])
