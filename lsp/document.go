@@ -14,11 +14,10 @@ type document struct {
 	version int32
 	text    string
 	mapper  *Mapper // lazily built for text
-	// want is the text an edit this server sent gives the document at
-	// version wantFrom: the tool's result, for the didChange to keep
-	// instead of building the same text again (see splice).
-	want     string
-	wantFrom int32
+	// want is the text an edit this server sent gives this version: the
+	// tool's result, for the next didChange to keep instead of building
+	// the same text again (see splice). Any change clears it.
+	want string
 }
 
 // mapperFor returns the line index of the current text.
@@ -101,10 +100,7 @@ func (s *store) change(enc Encoding, uri string, version int32, changes []conten
 	if !ok {
 		return fmt.Errorf("didChange for %s, which is not open", uri)
 	}
-	want := ""
-	if d.want != "" && d.wantFrom == d.version {
-		want = d.want
-	}
+	want := d.want
 	d.want = ""
 	d.apply(enc, changes, want)
 	d.version = version
@@ -118,7 +114,7 @@ func (s *store) expect(path string, from int32, text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.path[path]; ok && d.version == from {
-		d.want, d.wantFrom = text, from
+		d.want = text
 	}
 }
 
