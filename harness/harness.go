@@ -59,6 +59,11 @@ type Options struct {
 	// like the user's own, without a trust prompt, and win over a server
 	// of the same name in the configuration.
 	MCPServers map[string]MCPServer
+	// Preconnect dials the model's server while the harness is built, for
+	// a front-end whose first request follows at once (agent-lsp run);
+	// an editor's first prompt may come minutes later, on a connection
+	// the server has closed by then.
+	Preconnect bool
 }
 
 // Harness is a wired agent and what it holds open.
@@ -109,6 +114,12 @@ func New(opts Options) (_ *Harness, err error) {
 			h.Close()
 		}
 	}()
+	var preconn *openai.Preconn
+	if opts.Preconnect {
+		if preconn = openai.Preconnect(opts.Config.BaseURL); preconn != nil {
+			h.closers = append(h.closers, preconn.Close)
+		}
+	}
 	log := opts.Log
 	if log == nil {
 		log = slog.Default()
@@ -273,6 +284,7 @@ func New(opts Options) (_ *Harness, err error) {
 		NoTextToolCalls: !cfg.RecoverTextToolCalls(),
 		Server:          ep.Server,
 		OllamaNumCtx:    numCtx,
+		Preconn:         preconn,
 	})
 
 	instructions, err := agent.LoadInstructions(opts.Root)

@@ -72,7 +72,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	approver, hint, trust := approversFor(ask, stdin, con)
 	logger := slog.New(slog.NewTextHandler(con, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger, ReadOnly: *mode == harness.ModeReadOnly, Trust: trust})
+	h, err := harness.New(harness.Options{Root: ws, Config: cfg, Approver: approver, AskHint: hint, Log: logger, ReadOnly: *mode == harness.ModeReadOnly, Trust: trust, Preconnect: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp: %v\n", err)
 		return exitUsage

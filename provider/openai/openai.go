@@ -48,6 +48,9 @@ type Config struct {
 	// HTTPClient carries the requests; nil uses http.DefaultTransport. Its
 	// Timeout, if set, bounds whole replies, so leave it 0 for streaming.
 	HTTPClient *http.Client
+	// Preconn, when set and HTTPClient is nil, is the connection dialled
+	// ahead (Preconnect) that the first request takes.
+	Preconn *Preconn
 	// MaxRetries bounds retries of 429, 5xx and failed connections:
 	// 0 means 4, a negative value none.
 	MaxRetries int
@@ -98,8 +101,11 @@ func New(cfg Config) *Client {
 		cfg.RetryBaseDelay = time.Second
 	}
 	hc := http.DefaultClient
-	if cfg.HTTPClient != nil {
+	switch {
+	case cfg.HTTPClient != nil:
 		hc = cfg.HTTPClient
+	case cfg.Preconn != nil:
+		hc = cfg.Preconn.client()
 	}
 	headers := map[string]string{
 		"Content-Type":  "application/json",
