@@ -244,14 +244,20 @@ func TestOpenAIStatusErrors(t *testing.T) {
 	}
 }
 
-func TestOpenAIConnectionRefused(t *testing.T) {
-	t.Parallel()
+// refusedBaseURL is a base URL on 127.0.0.1 where nothing listens.
+func refusedBaseURL(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
+	defer ln.Close()
+	return "http://" + ln.Addr().String() + "/v1"
+}
+
+func TestOpenAIConnectionRefused(t *testing.T) {
+	t.Parallel()
+	base := refusedBaseURL(t)
 	p := New(Config{BaseURL: base, Model: "m", RetryBaseDelay: time.Millisecond})
 	r := collect(t, p)
 	if !errors.Is(r.err, provider.ErrProvider) || !strings.Contains(r.err.Error(), "nothing answers at "+base) || !strings.Contains(r.err.Error(), "AGENT_LSP_BASE_URL") {

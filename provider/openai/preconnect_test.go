@@ -183,12 +183,7 @@ func TestPreconnectNothingToDial(t *testing.T) {
 
 func TestPreconnectRefusedIsTheUsualError(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
+	base := refusedBaseURL(t)
 	plain := collect(t, New(Config{BaseURL: base, Model: "m", RetryBaseDelay: time.Millisecond}))
 	pc := preconnect(base, noProxy, time.Minute)
 	defer pc.Close()
