@@ -20,8 +20,8 @@ const preconnMaxAge = 2 * time.Second
 // prompt, session): DNS and the TCP handshake run on another goroutine
 // instead of in front of the first request. The first request to the
 // same address takes it; TLS, HTTP/2 and everything else stay the
-// transport's. A connection not taken within preconnMaxAge, or by Close,
-// is closed.
+// transport's. A connection not taken within preconnMaxAge is closed;
+// Close closes it and the transport's idle connections.
 type Preconn struct {
 	addr   string
 	maxAge time.Duration
@@ -36,6 +36,8 @@ type Preconn struct {
 	taken  bool      // by the first dial to addr
 	closed bool      // by the expiry or by Close: a connection is closed
 	timer  *time.Timer
+	// transport is the client's (client()), for Close.
+	transport *http.Transport
 }
 
 // Preconnect starts dialling the server of baseURL. It returns nil when
@@ -55,8 +57,12 @@ func preconnect(baseURL string, proxy func(*http.Request) (*url.URL, error), max
 		return nil
 	}
 	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	switch {
+	case port != "":
+	case u.Scheme == "https":
+		port = "443"
+	default:
+		port = "80"
 	}
 	pc := &Preconn{
 		addr:   net.JoinHostPort(u.Hostname(), port),
@@ -69,7 +75,7 @@ func preconnect(baseURL string, proxy func(*http.Request) (*url.URL, error), max
 }
 
 func (pc *Preconn) start() {
-	pc.timer = time.AfterFunc(pc.maxAge, func() { pc.Close() })
+	pc.timer = time.AfterFunc(pc.maxAge, pc.expire)
 	go pc.ahead()
 }
 
@@ -89,8 +95,23 @@ func (pc *Preconn) ahead() {
 	close(pc.done)
 }
 
-// Close closes the connection unless a request took it.
+// Close closes the connection unless a request took it, and the idle
+// connections of the client's transport.
 func (pc *Preconn) Close() error {
+	pc.expire()
+	pc.mu.Lock()
+	t := pc.transport
+	pc.mu.Unlock()
+	if t != nil {
+		t.CloseIdleConnections()
+	}
+	return nil
+}
+
+// expire closes the connection unless a request took it; a request
+// after this dials anew. The pooled connections stay: later turns reuse
+// them.
+func (pc *Preconn) expire() {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.taken, pc.closed = true, true
@@ -99,7 +120,6 @@ func (pc *Preconn) Close() error {
 		pc.conn.Close()
 		pc.conn = nil
 	}
-	return nil
 }
 
 // DialContext is the transport's dialer: the first dial of pc's address
@@ -130,7 +150,7 @@ func (pc *Preconn) take(ctx context.Context) (net.Conn, bool, error) {
 	select {
 	case <-pc.done:
 	case <-ctx.Done():
-		pc.Close() // ahead() sees closed and closes what it gets
+		pc.expire() // ahead() sees closed and closes what it gets
 		return nil, true, ctx.Err()
 	}
 	pc.mu.Lock()
@@ -151,5 +171,8 @@ func (pc *Preconn) take(ctx context.Context) (net.Conn, bool, error) {
 func (pc *Preconn) client() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = pc.DialContext
+	pc.mu.Lock()
+	pc.transport = t
+	pc.mu.Unlock()
 	return &http.Client{Transport: t}
 }

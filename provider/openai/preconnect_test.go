@@ -103,6 +103,11 @@ func TestPreconnectFirstRequestTakesTheConnection(t *testing.T) {
 		}
 	default:
 	}
+	// Close (the harness's) closes the pooled connection too.
+	pc.Close()
+	if closed := s.next(t, http.StateClosed); closed != ahead {
+		t.Fatalf("closed %s, want the pooled %s", closed, ahead)
+	}
 }
 
 func TestPreconnectUnusedConnectionIsClosed(t *testing.T) {
