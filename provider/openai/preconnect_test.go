@@ -65,6 +65,14 @@ func (s *connServer) next(t *testing.T, st http.ConnState) string {
 	}
 }
 
+// wantClosed waits for the next connection to close and wants it remote.
+func (s *connServer) wantClosed(t *testing.T, remote string) {
+	t.Helper()
+	if closed := s.next(t, http.StateClosed); closed != remote {
+		t.Fatalf("closed %s, want %s", closed, remote)
+	}
+}
+
 func (s *connServer) requests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -105,9 +113,7 @@ func TestPreconnectFirstRequestTakesTheConnection(t *testing.T) {
 	}
 	// Close (the harness's) closes the pooled connection too.
 	pc.Close()
-	if closed := s.next(t, http.StateClosed); closed != ahead {
-		t.Fatalf("closed %s, want the pooled %s", closed, ahead)
-	}
+	s.wantClosed(t, ahead)
 }
 
 func TestPreconnectUnusedConnectionIsClosed(t *testing.T) {
@@ -116,9 +122,7 @@ func TestPreconnectUnusedConnectionIsClosed(t *testing.T) {
 	// Not taken within its age: closed by the expiry.
 	pc := preconnect(s.URL+"/v1", noProxy, 50*time.Millisecond)
 	first := s.next(t, http.StateNew)
-	if closed := s.next(t, http.StateClosed); closed != first {
-		t.Fatalf("closed %s, want %s", closed, first)
-	}
+	s.wantClosed(t, first)
 	// A later request dials anew.
 	mustEnd(t, collect(t, s.client(pc)))
 	if got := s.requests(); len(got) != 1 || got[0] == first {
@@ -130,9 +134,7 @@ func TestPreconnectUnusedConnectionIsClosed(t *testing.T) {
 	pc = preconnect(s.URL+"/v1", noProxy, time.Minute)
 	second := s.next(t, http.StateNew)
 	pc.Close()
-	if closed := s.next(t, http.StateClosed); closed != second {
-		t.Fatalf("closed %s, want %s", closed, second)
-	}
+	s.wantClosed(t, second)
 }
 
 func TestPreconnectAgedConnectionIsNotTaken(t *testing.T) {
@@ -149,9 +151,7 @@ func TestPreconnectAgedConnectionIsNotTaken(t *testing.T) {
 	if got := s.requests(); len(got) != 1 || got[0] == ahead {
 		t.Fatalf("requests from %v; want one, not from the aged %s", got, ahead)
 	}
-	if closed := s.next(t, http.StateClosed); closed != ahead {
-		t.Fatalf("closed %s, want the aged %s", closed, ahead)
-	}
+	s.wantClosed(t, ahead)
 }
 
 func TestPreconnectNothingToDial(t *testing.T) {
