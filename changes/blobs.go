@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -61,14 +62,43 @@ func (b blobs) get(id string) ([]byte, error) {
 	return data, nil
 }
 
+// pruneEvery prunes (see prune) at most once per interval: a pass lists
+// the whole store, as long as the workspace's file list, so each session
+// does not pay it. A file in the store's directory marks the last pass.
+// The contents index names are kept.
+func (b blobs) pruneEvery(interval, keep time.Duration, index map[string]entry) {
+	mark := filepath.Join(b.dir, "pruned")
+	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < interval {
+		return
+	}
+	b.prune(keep, referenced(index))
+	if err := os.WriteFile(mark, nil, 0o600); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(mark, now, now)
+	}
+}
+
 // prune removes the contents not used for keep (their modification time
-// is refreshed on use, see touch).
-func (b blobs) prune(keep time.Duration) {
+// is refreshed on use, see touch) that refs does not name: the scan's
+// index (index.go) names contents it never reads again, so never touches.
+func (b blobs) prune(keep time.Duration, refs map[string]bool) {
 	dirs, _ := os.ReadDir(b.dir)
 	for _, d := range dirs {
+		if !d.IsDir() {
+			// The index, and a temporary one a killed process left.
+			if strings.HasSuffix(d.Name(), ".tmp") {
+				if info, err := d.Info(); err == nil && time.Since(info.ModTime()) > keep {
+					_ = os.Remove(filepath.Join(b.dir, d.Name()))
+				}
+			}
+			continue
+		}
 		sub := filepath.Join(b.dir, d.Name())
 		entries, _ := os.ReadDir(sub)
 		for _, e := range entries {
+			if refs[d.Name()+e.Name()] {
+				continue
+			}
 			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > keep {
 				_ = os.Remove(filepath.Join(sub, e.Name()))
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,9 +28,10 @@ import (
 //     status (created, removed, entries added or removed), not journaled;
 //  3. a file is read only when its size, modification time, change time
 //     or inode differ from the last scan, so a scan of an unchanged tree
-//     costs one lstat per file; the first scan of a session reads every
-//     file once (in the background, see Prepare), to know its content
-//     before any command changes it;
+//     costs one lstat per file; the first scan of a session (in the
+//     background, see Prepare) reads each file once to know its content
+//     before any command changes it, except the files the index kept
+//     from earlier sessions (index.go) shows unchanged;
 //  4. files over MaxBaseline are listed when a command changes them but
 //     their old content is not kept.
 
@@ -49,6 +51,7 @@ type entry struct {
 	stat
 	id      string // content in the store; "" when not kept
 	notKept string
+	racy    bool // read too soon after its last change to be saved (index.go)
 }
 
 // Diff is one file a command changed: its content before and after (nil:
@@ -71,7 +74,13 @@ type Scanner struct {
 	mu    sync.Mutex
 	index map[string]entry
 	dirs  map[string]stat // ignored directories
-	base  chan struct{}   // closed when the baseline is taken
+	// known are the entries of the saved index, until the first scan is
+	// over; dirty says the index changed since it was saved.
+	known map[string]entry
+	dirty bool
+	tick  time.Duration // timestamp granularity allowed for: racyWindow, shorter in tests
+	reads int           // files read, for the tests
+	base  chan struct{} // closed when the baseline is taken
 	once  sync.Once
 	// stop ends a baseline still running (Close).
 	ctx  context.Context
@@ -86,7 +95,7 @@ type Scanner struct {
 // when the workspace holds it (a workspace that is the home directory), so
 // the journal does not record its own store.
 func NewScanner(root, storeDir string, exclude ...string) *Scanner {
-	s := &Scanner{root: root, store: blobs{storeDir}, base: make(chan struct{})}
+	s := &Scanner{root: root, store: blobs{storeDir}, base: make(chan struct{}), tick: racyWindow}
 	for _, d := range exclude {
 		if rel, err := filepath.Rel(root, d); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
 			s.exclude = append(s.exclude, filepath.ToSlash(rel))
@@ -110,6 +119,9 @@ func (s *Scanner) Close() error {
 	if started {
 		<-s.base
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.saveLocked()
 	return nil
 }
 
@@ -119,9 +131,10 @@ func (s *Scanner) Prepare() {
 	s.once.Do(func() {
 		go func() {
 			defer close(s.base)
-			s.store.prune(7 * 24 * time.Hour)
 			s.mu.Lock()
 			defer s.mu.Unlock()
+			s.known = loadIndex(s.store.dir, s.root)
+			s.store.pruneEvery(24*time.Hour, 7*24*time.Hour, s.known)
 			_, _, _ = s.scanLocked(s.ctx, nil)
 		}()
 	})
@@ -157,6 +170,7 @@ func (s *Scanner) After(ctx context.Context, extra []string) ([]Diff, []string, 
 // scanLocked lists the workspace, compares it with the index and makes
 // the listing the new index.
 func (s *Scanner) scanLocked(ctx context.Context, extra []string) ([]Diff, []string, error) {
+	start := time.Now()
 	r, err := os.OpenRoot(s.root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan %s: %w", s.root, err)
@@ -197,13 +211,33 @@ func (s *Scanner) scanLocked(ctx context.Context, extra []string) ([]Diff, []str
 	}
 	var diffs []Diff
 	next := make(map[string]entry, len(seen))
+	read := 0
 	for rel, st := range seen {
 		old, had := s.index[rel]
 		if had && old.stat == st {
 			next[rel] = old
 			continue
 		}
-		e := entry{stat: st}
+		if k, ok := s.known[rel]; ok && first && k.stat == st {
+			next[rel] = k
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			if first && read > 0 {
+				// A baseline cut short (the run is over) keeps what it
+				// read for the next session.
+				all := maps.Clone(s.known)
+				if all == nil {
+					all = map[string]entry{}
+				}
+				maps.Copy(all, next)
+				_ = saveIndex(s.store.dir, s.root, all)
+			}
+			return nil, nil, err
+		}
+		read++
+		s.reads++
+		e := entry{stat: st, racy: racy(st, start, s.tick)}
 		data, err := readRegular(r, rel)
 		switch {
 		case errors.Is(err, errTooLarge):
@@ -254,9 +288,28 @@ func (s *Scanner) scanLocked(ctx context.Context, extra []string) ([]Diff, []str
 	if !first {
 		notes = dirNotes(s.dirs, dirs)
 	}
+	// The index changed: a file read, or one gone (the first scan compares
+	// with the saved index).
+	if was := len(s.index); read > 0 || (first && len(next) != len(s.known)) || (!first && len(next) != was) {
+		s.dirty = true
+	}
 	s.index, s.dirs = next, dirs
+	if first {
+		s.known = nil
+		s.saveLocked()
+	}
 	sort.Slice(diffs, func(i, j int) bool { return diffs[i].Path < diffs[j].Path })
 	return diffs, notes, nil
+}
+
+// saveLocked writes the index when it changed since it was saved.
+func (s *Scanner) saveLocked() {
+	if !s.dirty || s.index == nil {
+		return
+	}
+	if saveIndex(s.store.dir, s.root, s.index) == nil {
+		s.dirty = false
+	}
 }
 
 // dirNotes summarises the changes of ignored directories.
