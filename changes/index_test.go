@@ -264,3 +264,34 @@ func TestPruneKeepsWhatTheIndexNames(t *testing.T) {
 		t.Errorf("pruned twice in a day: %v", err)
 	}
 }
+
+// Sessions of one workspace running at once share the store and the
+// index: each replaces the index whole, and every one stays usable.
+func TestIndexConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	root, store := tree(t, 40), filepath.Join(t.TempDir(), "baseline")
+	done := make(chan *Scanner)
+	for range 4 {
+		go func() {
+			s := NewScanner(root, store)
+			s.tick = 0
+			if err := s.Before(context.Background(), nil); err != nil {
+				t.Error(err)
+			}
+			s.Close()
+			done <- s
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if idx := loadIndex(store, root); len(idx) != 40 {
+		t.Fatalf("index after concurrent sessions: %d entries, want 40", len(idx))
+	}
+	if s := session(t, root, store, 0); s.reads != 0 {
+		t.Errorf("a session after them read %d files", s.reads)
+	}
+	if left, _ := filepath.Glob(filepath.Join(store, "*.tmp")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
