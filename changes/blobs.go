@@ -33,21 +33,31 @@ func (b blobs) put(data []byte) (string, error) {
 		b.touch(id) // in use again: prune keeps it
 		return id, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+	if err := writeWhole(p, data); err != nil {
 		return "", fmt.Errorf("change journal: %w", err)
+	}
+	return id, nil
+}
+
+// writeWhole writes data to p under a temporary name (unique, so that
+// processes sharing the store do not collide) and renames it, so a
+// reader sees the old file or the whole new one.
+func writeWhole(p string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := p + "." + hex.EncodeToString(rnd[:]) + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("change journal: %w", err)
+		return err
 	}
 	if err := os.Rename(tmp, p); err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("change journal: %w", err)
+		return err
 	}
-	return id, nil
+	return nil
 }
 
 // get reads the content id names.

@@ -3,8 +3,6 @@ package changes
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path"
@@ -132,8 +130,7 @@ func racy(st stat, start time.Time, window time.Duration) bool {
 
 // saveIndex replaces the index in dir with the entries of root whose
 // content is kept and that are not racy (the others are read again
-// anyway). The file is written whole under a temporary name and renamed,
-// so a reader sees the old index or the new one.
+// anyway), written whole (a reader sees the old index or the new one).
 func saveIndex(dir, root string, entries map[string]entry) error {
 	if strings.ContainsAny(root, "\t\n\r") {
 		return nil // a root no header line can hold: no index
@@ -161,21 +158,7 @@ func saveIndex(dir, root string, entries map[string]entry) error {
 		b.WriteString(rel)
 		b.WriteByte('\n')
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, indexName+"."+hex.EncodeToString(rnd[:])+".tmp")
-	if err := os.WriteFile(tmp, b.Bytes(), 0o600); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, indexName)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return writeWhole(filepath.Join(dir, indexName), b.Bytes())
 }
 
 // referenced are the contents entries name, which prune keeps however old.

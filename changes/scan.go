@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -218,7 +217,7 @@ func (s *Scanner) scanLocked(ctx context.Context, extra []string) ([]Diff, []str
 			next[rel] = old
 			continue
 		}
-		if k, ok := s.known[rel]; ok && first && k.stat == st {
+		if k, ok := s.known[rel]; ok && k.stat == st { // known: first scan only
 			next[rel] = k
 			continue
 		}
@@ -226,12 +225,12 @@ func (s *Scanner) scanLocked(ctx context.Context, extra []string) ([]Diff, []str
 			if first && read > 0 {
 				// A baseline cut short (the run is over) keeps what it
 				// read for the next session.
-				all := maps.Clone(s.known)
-				if all == nil {
-					all = map[string]entry{}
+				for rel, k := range s.known {
+					if _, ok := next[rel]; !ok {
+						next[rel] = k
+					}
 				}
-				maps.Copy(all, next)
-				_ = saveIndex(s.store.dir, s.root, all)
+				_ = saveIndex(s.store.dir, s.root, next)
 			}
 			return nil, nil, err
 		}
