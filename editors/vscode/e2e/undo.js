@@ -149,7 +149,10 @@ async function ask(chat, prompt, answer) {
     const sum1 = await first.locator('.changes-summary').innerText();
     const sum2 = await second.locator('.changes-summary').innerText();
     if (sum1 !== '2 files changed +4 −1' || sum2 !== '1 file changed +1 −1') throw new Error(`summaries: ${sum1} | ${sum2}`);
-    const rows = (await first.locator('.changes-file').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    // A row's parts joined by hand: innerText's separators between them
+    // come from layout, and a webview not laid out at that moment (hidden
+    // a moment by the workbench) gives them run together.
+    const rows = await first.locator('.changes-file').evaluateAll((bs) => bs.map((b) => Array.from(b.children, (c) => c.textContent.trim()).join(' ')));
     if (rows.length !== 2 || !/^NOTES\.md created \+3 −0$/.test(rows[0]) || !/^main\.go \+1 −1$/.test(rows[1])) throw new Error('rows: ' + JSON.stringify(rows));
     // Undo all is offered once, on the newest turn; both turns are bound to the journal.
     await first.locator('.changes-undo:not([disabled])').waitFor({ timeout: 10000 });
