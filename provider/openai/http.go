@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -68,19 +69,31 @@ func (t *transport) post(ctx context.Context, body net.Buffers, at *attempts) (*
 	for _, b := range body {
 		size += len(b)
 	}
-	for {
+	// A body that fits the write buffer is sent from one flat copy: a
+	// *bytes.Reader tells net/http the body is in memory, so the headers
+	// are not flushed ahead of it, and request and body leave in one
+	// write (one segment to a local server, which then wakes once, not
+	// twice). A larger body is written from its parts, uncopied.
+	var flat []byte
+	if size <= writeBufferSize {
+		flat = bytes.Join(body, nil)
+	}
+	newBody := func() io.ReadCloser {
+		if flat != nil {
+			return io.NopCloser(bytes.NewReader(flat))
+		}
 		// net.Buffers is consumed as it is read: each attempt gets a copy
 		// of the slice headers, not of the bytes.
+		bufs := append(net.Buffers(nil), body...)
+		return io.NopCloser(&bufs)
+	}
+	for {
 		r, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, nil)
 		if err != nil {
 			return nil, err
 		}
-		bufs := append(net.Buffers(nil), body...)
-		r.Body, r.ContentLength = io.NopCloser(&bufs), int64(size)
-		r.GetBody = func() (io.ReadCloser, error) {
-			b := append(net.Buffers(nil), body...)
-			return io.NopCloser(&b), nil
-		}
+		r.Body, r.ContentLength = newBody(), int64(size)
+		r.GetBody = func() (io.ReadCloser, error) { return newBody(), nil }
 		for k, v := range t.headers {
 			r.Header.Set(k, v)
 		}
@@ -221,3 +234,20 @@ func (b *idleBody) Close() error {
 	b.cancel(nil)
 	return b.rc.Close()
 }
+
+// writeBufferSize is the transports' write buffer: a request and a body of
+// up to this size leave in one write (post). net/http's default is 4 KiB,
+// less than a first request's tools and system prompt.
+const writeBufferSize = 64 << 10
+
+// newTransport is http.DefaultTransport's configuration (proxy from the
+// environment, timeouts, HTTP/2) with the larger write buffer.
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.WriteBufferSize = writeBufferSize
+	return t
+}
+
+// defaultClient carries the requests of every Client without an
+// HTTPClient or a Preconn; one transport, so they share its connections.
+var defaultClient = sync.OnceValue(func() *http.Client { return &http.Client{Transport: newTransport()} })

@@ -45,7 +45,8 @@ type Config struct {
 	APIKey string
 	// Headers are added to every request (and win over the defaults).
 	Headers map[string]string
-	// HTTPClient carries the requests; nil uses http.DefaultTransport. Its
+	// HTTPClient carries the requests; nil uses a transport configured as
+	// http.DefaultTransport, with a larger write buffer (newTransport). Its
 	// Timeout, if set, bounds whole replies, so leave it 0 for streaming.
 	HTTPClient *http.Client
 	// Preconn, when set and HTTPClient is nil, is the connection dialled
@@ -100,7 +101,7 @@ func New(cfg Config) *Client {
 	if cfg.RetryBaseDelay <= 0 {
 		cfg.RetryBaseDelay = time.Second
 	}
-	hc := http.DefaultClient
+	hc := defaultClient()
 	switch {
 	case cfg.HTTPClient != nil:
 		hc = cfg.HTTPClient

@@ -111,9 +111,26 @@ func TestPreconnectFirstRequestTakesTheConnection(t *testing.T) {
 		}
 	default:
 	}
-	// Close (the harness's) closes the pooled connection too.
+	// Close (the harness's, as `agent-lsp run` exits) leaves the pooled
+	// connection to the transport: it still serves, and is not closed.
 	pc.Close()
-	s.wantClosed(t, ahead)
+	if end := mustEnd(t, collect(t, p)); end.Message.Content != "hi" {
+		t.Fatalf("content %q after Close", end.Message.Content)
+	}
+	if got := s.requests(); got[len(got)-1] != ahead {
+		t.Fatalf("the request after Close came from %s, want the pooled %s", got[len(got)-1], ahead)
+	}
+	for {
+		select {
+		case e := <-s.states:
+			if e.state == http.StateNew || e.state == http.StateClosed {
+				t.Fatalf("connection %s: %v after Close", e.remote, e.state)
+			}
+			continue
+		default:
+		}
+		break
+	}
 }
 
 func TestPreconnectUnusedConnectionIsClosed(t *testing.T) {
