@@ -133,9 +133,18 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string, auth
 // necessarily the one it runs with (OllamaContext).
 const sourceOllamaNative = "ollama /api/show (the model's context_length; the server may run it with less, see OLLAMA_CONTEXT_LENGTH)"
 
-func noWindow(baseURL, model string) error {
-	return fmt.Errorf("%s does not report the context window of %s; set context_window in the configuration: %w", baseURL, model, ErrNoWindow)
+// noWindow is ErrNoWindow for model at baseURL. Its text is made when
+// read: every run against such a server gets this error from the cached
+// probe, and most only log it at debug level, which drops it.
+func noWindow(baseURL, model string) error { return &noWindowError{baseURL, model} }
+
+type noWindowError struct{ baseURL, model string }
+
+func (e *noWindowError) Error() string {
+	return fmt.Sprintf("%s does not report the context window of %s; set context_window in the configuration: %v", e.baseURL, e.model, ErrNoWindow)
 }
+
+func (e *noWindowError) Unwrap() error { return ErrNoWindow }
 
 // ollamaWindows reads num_ctx from the parameters text and
 // <arch>.context_length from model_info.

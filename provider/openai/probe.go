@@ -156,7 +156,11 @@ func (c *WindowCache) loadLocked() {
 		c.m = map[string]windowEntry{}
 		if c.Path != "" {
 			if data, err := os.ReadFile(c.Path); err == nil {
-				_ = json.Unmarshal(data, &c.m)
+				if m, ok := readWindows(data); ok {
+					c.m = m
+				} else {
+					_ = json.Unmarshal(data, &c.m)
+				}
 			}
 			if c.m == nil { // the file held null
 				c.m = map[string]windowEntry{}
