@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,8 +28,14 @@ type table struct {
 // Engine checks tool calls against the merged rules of its rule sets. It is
 // safe for concurrent use.
 type Engine struct {
-	ws     string // absolute, cleaned workspace root
-	real   string // ws with symlinks resolved
+	ws   string // absolute, cleaned workspace root
+	real string // ws with symlinks resolved
+
+	// A tool's table is merged from sets at its first check: a run that
+	// calls no tool merges none.
+	sets   []RuleSet
+	names  map[string]bool // the tools with a table
+	tmu    sync.Mutex
 	tables map[string]*table
 
 	mu      sync.RWMutex
@@ -88,9 +95,7 @@ func New(ws string, sets ...RuleSet) (*Engine, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	for t := range names {
-		e.tables[t] = merge(t, sets)
-	}
+	e.sets, e.names = slices.Clone(sets), names
 	return e, nil
 }
 
@@ -153,10 +158,17 @@ func rules(pats []string, src string) []rule {
 }
 
 func (e *Engine) table(tool string) *table {
+	e.tmu.Lock()
+	defer e.tmu.Unlock()
 	if t, ok := e.tables[tool]; ok {
 		return t
 	}
-	return &table{def: Ask, defSrc: "unknown tool"}
+	if !e.names[tool] {
+		return &table{def: Ask, defSrc: "unknown tool"}
+	}
+	t := merge(tool, e.sets)
+	e.tables[tool] = t
+	return t
 }
 
 // Root returns the workspace root the engine checks against.
