@@ -12,6 +12,16 @@ type Checkpoints interface {
 	EndRun(sessionID string) []FileChange
 }
 
+// Preparer is a Checkpoints with work to do before a run's first command
+// (the harness takes a baseline of the workspace, to tell what a command
+// changed): the loop calls Prepare once per run, as soon as the model
+// starts asking for a tool, so the work overlaps the rest of the reply
+// and the calls before a command, and a run answered in text never pays
+// for it.
+type Preparer interface {
+	Prepare()
+}
+
 // FileChange is one file a run changed: kind is created, modified,
 // deleted or renamed; Added and Removed count lines.
 type FileChange struct {

@@ -137,7 +137,9 @@ type run struct {
 	// brokenCall after a broken one was answered with a correction
 	// (textcalls.go).
 	warnedText, brokenCall bool
-	streak                 struct {
+	// prepared is set once the Checkpoints' Prepare was called.
+	prepared bool
+	streak   struct {
 		key   string
 		count int
 	}
@@ -284,6 +286,7 @@ func (r *run) loop(ctx context.Context) Result {
 			return r.end(EndTurn, "")
 		}
 		nudged = false
+		r.prepare() // calls may come whole at the end (text tool calls)
 		// Mark oversized calls by position: their ids change below.
 		oversized := make([]bool, len(msg.ToolCalls))
 		for i, c := range msg.ToolCalls {
@@ -334,6 +337,8 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 			r.obs(Event{Type: EvText, Text: ev.Text})
 		case provider.EventReasoningDelta:
 			r.obs(Event{Type: EvReasoning, Text: ev.Text})
+		case provider.EventToolCallDelta:
+			r.prepare()
 		case provider.EventMessageEnd:
 			if end != nil {
 				return nil, errors.New("provider sent two message ends for one reply")
@@ -349,6 +354,15 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 		r.warn(r.cutWarning(end.Usage.InputTokens, RawTokens(req)))
 	}
 	return end, nil
+}
+
+// prepare calls the Checkpoints' Prepare the first time in the run that
+// the model asks for a tool: a run answered in text never pays for it.
+func (r *run) prepare() {
+	if p, ok := r.a.cfg.Checkpoints.(Preparer); ok && !r.prepared {
+		r.prepared = true
+		p.Prepare()
+	}
 }
 
 // end fills in the ending; why is kept for the user.

@@ -67,10 +67,16 @@ func (c *checkpoints) BeginRun(id, prompt string) string {
 	c.mu.Lock()
 	c.cur = j
 	c.mu.Unlock()
+	return note
+}
+
+// Prepare takes the workspace's baseline in the background (the loop
+// calls it when the model first asks for a tool): a command then finds it
+// made, or under way, and a run answered in text never takes it.
+func (c *checkpoints) Prepare() {
 	if c.scanner != nil {
 		c.scanner.Prepare()
 	}
-	return note
 }
 
 // EndRun closes the turn.
