@@ -21,9 +21,12 @@ func NewStore(dir string, secrets ...string) *Store {
 	return &Store{Dir: dir, Secrets: secrets}
 }
 
-// Create starts a recorded session with a new id.
+// Create starts a recorded session with a new id. It does not look for
+// the id first: a new one is free (its time and random suffix; the file
+// is created with O_EXCL, so a taken one shows in the transcript's Err,
+// never overwrites).
 func (st *Store) Create(system string, h TranscriptHeader) (*Session, error) {
-	return st.CreateID(NewSessionID(), system, h)
+	return st.create(NewSessionID(), system, h)
 }
 
 // CreateID starts a recorded session with an id the client chose; it
@@ -34,6 +37,10 @@ func (st *Store) CreateID(id, system string, h TranscriptHeader) (*Session, erro
 	} else if _, err := os.Stat(p); err == nil {
 		return nil, fmt.Errorf("session %s exists already", id)
 	}
+	return st.create(id, system, h)
+}
+
+func (st *Store) create(id, system string, h TranscriptHeader) (*Session, error) {
 	t, err := CreateTranscript(st.Dir, id, h, st.Secrets...)
 	if err != nil {
 		return nil, err

@@ -12,11 +12,18 @@ import (
 // transcript cannot be created the session still runs, unrecorded, and the
 // error says why.
 func (h *Harness) NewSession(id string) (*agent.Session, error) {
+	hdr := agent.TranscriptHeader{Workspace: h.root, Model: h.model}
+	var s *agent.Session
+	var err error
 	if id == "" {
-		id = agent.NewSessionID()
+		s, err = h.Store.Create(h.System, hdr)
+	} else {
+		s, err = h.Store.CreateID(id, h.System, hdr)
 	}
-	s, err := h.Store.CreateID(id, h.System, agent.TranscriptHeader{Workspace: h.root, Model: h.model})
 	if err != nil {
+		if id == "" {
+			id = agent.NewSessionID()
+		}
 		return agent.NewSession(id, h.System), fmt.Errorf("session not recorded: %w", err)
 	}
 	return s, nil
