@@ -53,7 +53,8 @@ type rawUsage struct {
 }
 
 // warmDecoding decodes a chunk with every field in the background, once
-// per process, as the first request goes out: encoding/json builds a
+// per process, as the first request goes out (or earlier, when the
+// caller dials ahead: Preconnect): encoding/json builds a
 // type's decoder by reflection at its first Unmarshal (about 0.1 ms for
 // rawChunk), which would otherwise fall between the first byte of the
 // reply and its first token. The network wait hides it.
