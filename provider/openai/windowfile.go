@@ -235,29 +235,20 @@ func (r *jsonReader) str() (string, bool) {
 func unescape(raw []byte) string {
 	var b strings.Builder
 	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
+		switch {
+		case raw[i] != '\\':
 			b.WriteByte(raw[i])
-			continue
-		}
-		i++
-		switch raw[i] {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			v, _ := strconv.ParseUint(string(raw[i+1:i+5]), 16, 16)
+		case raw[i+1] == 'u':
+			v, _ := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
 			b.WriteRune(rune(v))
-			i += 4
-		default: // " \ /
-			b.WriteByte(raw[i])
+			i += 5
+		default:
+			b.WriteByte(jsonEscaped[raw[i+1]])
+			i++
 		}
 	}
 	return b.String()
 }
+
+// jsonEscaped is what each one-letter escape stands for.
+var jsonEscaped = [256]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', '"': '"', '\\': '\\', '/': '/'}
