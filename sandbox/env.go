@@ -126,8 +126,8 @@ type privateDirs struct {
 	Git string
 }
 
-func newPrivateDirs(state string) (privateDirs, error) {
-	d := privateDirs{
+func newPrivateDirs(state string) privateDirs {
+	return privateDirs{
 		Root:    state,
 		Tmp:     filepath.Join(state, "tmp"),
 		Cache:   filepath.Join(state, "cache"),
@@ -135,7 +135,6 @@ func newPrivateDirs(state string) (privateDirs, error) {
 		Config:  filepath.Join(state, "config"),
 		Git:     filepath.Join(state, "git"),
 	}
-	return d, os.MkdirAll(state, 0o700)
 }
 
 // make creates the directories inside Root, before the first command: a

@@ -22,6 +22,12 @@ var execHook = func(Backend) {}
 // the probe (cached) otherwise.
 func (s *Sandbox) init() {
 	s.once.Do(func() {
+		if err := s.prepare(); err != nil {
+			s.initErr = err
+			s.status = applied(Status{}, BackendNone, s.opts)
+			s.status.Warning = err.Error() + "; no command runs"
+			return
+		}
 		if s.opts.Backend == BackendNone {
 			s.status = applied(Status{}, BackendNone, s.opts)
 			return

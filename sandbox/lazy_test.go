@@ -106,3 +106,55 @@ func TestProbeCacheKey(t *testing.T) {
 		t.Fatalf("cache not rewritten for this machine: %s %v", b, err)
 	}
 }
+
+// TestSetUpAtFirstUse: New neither resolves nor makes the state directory
+// (a session without commands leaves no trace of its sandbox); the first
+// command does, and a state directory that cannot be made fails that
+// command and Status with the reason, not New.
+func TestSetUpAtFirstUse(t *testing.T) {
+	ws := t.TempDir()
+	state := filepath.Join(t.TempDir(), "a", "b")
+	s, err := New(Options{Workspace: ws, StateDir: state, Backend: BackendNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Fatalf("New made the state directory (stat: %v)", err)
+	}
+	res, err := s.Run(context.Background(), "echo ran", RunOptions{Timeout: time.Minute})
+	if err != nil || strings.TrimSpace(string(res.Output)) != "ran" {
+		t.Fatalf("run: %v %q", err, res.Output)
+	}
+	if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
+		t.Fatalf("the first command did not make the state directory: %v", err)
+	}
+	s.Close()
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := New(Options{Workspace: ws, StateDir: filepath.Join(file, "state"), Backend: BackendNone})
+	if err != nil {
+		t.Fatalf("New failed on a state directory it does not need yet: %v", err)
+	}
+	if _, err := bad.Run(context.Background(), "echo ran", RunOptions{Timeout: time.Minute}); err == nil || !strings.Contains(err.Error(), "state dir") {
+		t.Errorf("a command with no state directory: err = %v, want the state dir's error", err)
+	}
+	if st := bad.Status(); st.Confined() || !strings.Contains(st.Warning, "state dir") {
+		t.Errorf("Status = %+v, want unconfined with the state dir's error", st)
+	}
+
+	// Closed before its first use: never set up, nothing left behind.
+	tmp, err := New(Options{Workspace: ws, Backend: BackendNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp.Close()
+	if _, err := tmp.Run(context.Background(), "true", RunOptions{Timeout: time.Minute}); err == nil {
+		t.Error("a closed sandbox ran a command")
+	}
+	if d := tmp.StateDir(); d != "" {
+		t.Errorf("a sandbox closed unused made %s", d)
+	}
+}

@@ -97,6 +97,10 @@ type Sandbox struct {
 	bash    string
 	selfExe string
 
+	// The paths are resolved and the state directory made at first need
+	// (prepare).
+	prepOnce sync.Once
+	prepErr  error
 	// The backend is chosen lazily (see lazy.go): init runs probe once.
 	once sync.Once
 	// dirsMade creates the private directories at the first command.
@@ -140,6 +144,10 @@ func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
 	return s, nil
 }
 
+// build checks what decides whether commands can run at all (a workspace
+// that is not /, bash in PATH) and leaves the rest of the set-up to prepare,
+// at the first command or call that needs it: a session that never runs a
+// command does not resolve paths or touch the state directory for it.
 func build(opts Options) (*Sandbox, error) {
 	if opts.Workspace == "" {
 		return nil, errors.New("sandbox: no workspace")
@@ -148,11 +156,8 @@ func build(opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ws, err = filepath.EvalSymlinks(ws); err != nil {
-		return nil, fmt.Errorf("sandbox: workspace: %w", err)
-	}
 	if ws == "/" {
-		return nil, errors.New("sandbox: the workspace cannot be /")
+		return nil, errWorkspaceRoot
 	}
 	opts.Workspace = ws
 	if opts.Protected == nil {
@@ -171,32 +176,58 @@ func build(opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	s := &Sandbox{opts: opts, bash: bash, selfExe: "/proc/self/exe"}
-	state := opts.StateDir
+	return &Sandbox{opts: opts, bash: bash, selfExe: "/proc/self/exe"}, nil
+}
+
+var errWorkspaceRoot = errors.New("sandbox: the workspace cannot be /")
+
+// errClosed is prepare's error once Close ran first.
+var errClosed = errors.New("sandbox: closed")
+
+// prepare resolves the workspace and makes the state directory, once;
+// every use of s.opts.Workspace or s.dirs comes after it.
+func (s *Sandbox) prepare() error {
+	s.prepOnce.Do(func() { s.prepErr = s.prepareOnce() })
+	return s.prepErr
+}
+
+func (s *Sandbox) prepareOnce() error {
+	ws, err := filepath.EvalSymlinks(s.opts.Workspace)
+	if err != nil {
+		return fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if ws == "/" {
+		return errWorkspaceRoot
+	}
+	s.opts.Workspace = ws
+	state := s.opts.StateDir
 	if state == "" {
 		if state, err = os.MkdirTemp("", "agent-lsp-sandbox-"); err != nil {
-			return nil, err
+			return fmt.Errorf("sandbox: state dir: %w", err)
 		}
 		s.ownDir = true
 	}
 	if abs, err := filepath.Abs(state); err == nil {
 		state = abs
 	}
-	real, err := filepath.EvalSymlinks(state)
+	err = os.MkdirAll(state, 0o700)
+	real := state
 	if err == nil {
-		s.dirs, err = newPrivateDirs(real)
+		real, err = filepath.EvalSymlinks(state)
 	}
 	if err != nil {
 		if s.ownDir {
 			_ = os.RemoveAll(state)
+			s.ownDir = false
 		}
-		return nil, fmt.Errorf("sandbox: state dir: %w", err)
+		return fmt.Errorf("sandbox: state dir: %w", err)
 	}
+	s.dirs = newPrivateDirs(real)
 	s.dirsMade = sync.OnceValue(s.dirs.make)
 	if s.opts.ProbeCache == "" && !s.ownDir {
 		s.opts.ProbeCache = filepath.Join(state, "probe.json")
 	}
-	return s, nil
+	return nil
 }
 
 // choose picks the backend for opts given what the probe found.
@@ -294,13 +325,22 @@ func (s *Sandbox) Err() error {
 }
 
 // Workspace returns the resolved workspace directory.
-func (s *Sandbox) Workspace() string { return s.opts.Workspace }
+func (s *Sandbox) Workspace() string {
+	_ = s.prepare() // on an error, the absolute path given
+	return s.opts.Workspace
+}
 
-// StateDir returns the private directory holding tmp, cache and config.
-func (s *Sandbox) StateDir() string { return s.dirs.Root }
+// StateDir returns the private directory holding tmp, cache and config
+// ("" if it could not be made: commands then fail with the reason).
+func (s *Sandbox) StateDir() string {
+	_ = s.prepare()
+	return s.dirs.Root
+}
 
-// Close removes the private state directory if New created it.
+// Close removes the private state directory if New created it; a sandbox
+// closed before its first use is never set up.
 func (s *Sandbox) Close() error {
+	s.prepOnce.Do(func() { s.prepErr = errClosed })
 	if s.ownDir {
 		return os.RemoveAll(s.dirs.Root)
 	}
