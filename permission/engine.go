@@ -28,8 +28,8 @@ type table struct {
 // Engine checks tool calls against the merged rules of its rule sets. It is
 // safe for concurrent use.
 type Engine struct {
-	ws   string // absolute, cleaned workspace root
-	real string // ws with symlinks resolved
+	ws   string        // absolute, cleaned workspace root
+	real func() string // ws with symlinks resolved, at the first path check
 
 	// A tool's table is merged from sets at its first check: a run that
 	// calls no tool merges none.
@@ -70,10 +70,12 @@ func New(ws string, sets ...RuleSet) (*Engine, error) {
 		return nil, fmt.Errorf("permission: workspace root %q is not absolute", ws)
 	}
 	e := &Engine{ws: filepath.Clean(ws), tables: map[string]*table{}, session: map[string][]rule{}}
-	e.real = e.ws
-	if r, err := filepath.EvalSymlinks(e.ws); err == nil {
-		e.real = r
-	}
+	e.real = sync.OnceValue(func() string {
+		if r, err := filepath.EvalSymlinks(e.ws); err == nil {
+			return r
+		}
+		return e.ws
+	})
 	names := map[string]bool{}
 	for _, t := range KnownTools {
 		names[t] = true

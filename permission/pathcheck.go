@@ -70,7 +70,7 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 		abs = filepath.Join(e.ws, abs)
 	}
 	abs = filepath.Clean(abs)
-	if !within(e.ws, abs) && !within(e.real, abs) {
+	if !within(e.ws, abs) && !within(e.real(), abs) {
 		return deny("outside the workspace")
 	}
 	real, why := e.resolve(abs)
@@ -124,7 +124,7 @@ func (e *Engine) CheckPath(tool, p string, write bool) Decision {
 func (e *Engine) rel(abs string) string {
 	root := e.ws
 	if !within(e.ws, abs) {
-		root = e.real
+		root = e.real()
 	}
 	r, err := filepath.Rel(root, abs)
 	if err != nil {
@@ -154,7 +154,7 @@ func (e *Engine) resolve(abs string) (string, string) {
 		real = existing
 	}
 	real = filepath.Join(real, rest)
-	if !within(e.real, real) && !within(e.ws, real) {
+	if !within(e.real(), real) && !within(e.ws, real) {
 		return "", "resolves outside the workspace through a symlink"
 	}
 	return real, ""

@@ -83,7 +83,7 @@ func (c *checker) protectedCandidate(p string) string {
 		return ""
 	}
 	abs, ok := c.abs(p)
-	if !ok || !within(c.e.ws, abs) && !within(c.e.real, abs) {
+	if !ok || !within(c.e.ws, abs) && !within(c.e.real(), abs) {
 		return ""
 	}
 	if bad, why := protectedForShell(c.e.rel(abs)); bad {

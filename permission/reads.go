@@ -314,7 +314,7 @@ func (c *checker) followChecks(base string, args []word, pl *plan) {
 			pl.ask(d, base+" follows symlinks under a directory that cannot be resolved")
 			continue
 		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() || !within(c.e.ws, abs) && !within(c.e.real, abs) {
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() || !within(c.e.ws, abs) && !within(c.e.real(), abs) {
 			continue // not a directory, or outside (asked as a read already)
 		}
 		link, unsure := c.linksOut(abs)

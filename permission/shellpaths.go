@@ -29,7 +29,7 @@ func (c *checker) writePath(p string) (Part, bool) {
 	if !ok {
 		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes where the path cannot be resolved: " + p}, true
 	}
-	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
+	if !within(c.e.ws, abs) && !within(c.e.real(), abs) {
 		return Part{Text: text, Verdict: Ask, Structural: true, Reason: "writes outside the workspace: " + p}, true
 	}
 	if bad, why := protectedForShell(c.e.rel(abs)); bad {
@@ -66,7 +66,7 @@ func (c *checker) readPath(p string) (Verdict, string) {
 	if sensitiveName(p) {
 		// A sensitive name behind a symlink leading out is still the
 		// symlink read (deny), not only a sensitive file (ask).
-		if abs, ok := c.abs(p); ok && (within(c.e.ws, abs) || within(c.e.real, abs)) {
+		if abs, ok := c.abs(p); ok && (within(c.e.ws, abs) || within(c.e.real(), abs)) {
 			if _, why := c.e.resolve(abs); strings.Contains(why, "outside") {
 				return Deny, "reads " + p + ", which " + why
 			}
@@ -77,7 +77,7 @@ func (c *checker) readPath(p string) (Verdict, string) {
 	if !ok {
 		return Ask, "reads a path that cannot be resolved: " + p
 	}
-	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
+	if !within(c.e.ws, abs) && !within(c.e.real(), abs) {
 		return Ask, "reads outside the workspace: " + p
 	}
 	real, why := c.e.resolve(abs)

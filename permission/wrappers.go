@@ -27,7 +27,7 @@ func (c *checker) cd(base string, args []word, pl *plan) {
 		return
 	}
 	c.cwd = abs
-	if !within(c.e.ws, abs) && !within(c.e.real, abs) {
+	if !within(c.e.ws, abs) && !within(c.e.real(), abs) {
 		pl.ask(t.text, "cd out of the workspace: "+t.text)
 	} else if _, why := c.e.resolve(abs); strings.Contains(why, "outside") {
 		// A symlinked directory a repository plants: what runs there
