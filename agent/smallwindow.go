@@ -23,7 +23,7 @@ const SmallWindow = 16384
 func CompactSpecs(specs []tools.Spec) []tools.Spec {
 	out := make([]tools.Spec, len(specs))
 	for i, s := range specs {
-		out[i] = tools.Spec{Name: s.Name, Description: firstSentence(s.Description), Parameters: s.Parameters}
+		out[i] = tools.Spec{Name: s.Name, Description: firstSentence(s.Description), Parameters: s.Parameters, Marshaled: s.Marshaled}
 		var schema any
 		if json.Unmarshal(s.Parameters, &schema) == nil {
 			if b, err := json.Marshal(dropDescriptions(schema)); err == nil {

@@ -47,6 +47,10 @@ type Spec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Marshaled says Parameters are encoding/json's output (compact, valid,
+	// HTML-escaped), as every Tool's are: an encoder may copy them as they
+	// are instead of compacting them again.
+	Marshaled bool `json:"-"`
 }
 
 // Tool is a named action with a typed, schema-checked parameter struct.
@@ -121,7 +125,7 @@ func (t *Tool) CheckSchema() (err error) {
 
 // Spec describes the tool to the model.
 func (t *Tool) Spec() Spec {
-	return Spec{Name: t.name, Description: t.description, Parameters: t.schemaJSON()}
+	return Spec{Name: t.name, Description: t.description, Parameters: t.schemaJSON(), Marshaled: true}
 }
 
 // Registry is the set of tools a session offers.

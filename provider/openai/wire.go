@@ -95,14 +95,25 @@ func encodeTools(specs []tools.Spec) []byte {
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '[')
-	var params bytes.Buffer
+	var buf bytes.Buffer
 	for _, t := range specs {
-		params.Reset()
+		params := []byte(t.Parameters)
 		switch p := t.Parameters; {
 		case len(p) == 0 || string(p) == "null":
-			params.WriteString(`{"type":"object","properties":{}}`)
-		case json.Compact(&params, p) != nil:
-			continue
+			params = []byte(`{"type":"object","properties":{}}`)
+		case t.Marshaled:
+			// json.Marshal's output: compact and escaped already.
+		default:
+			buf.Reset()
+			if json.Compact(&buf, p) != nil {
+				continue
+			}
+			params = buf.Bytes()
+			if bytes.ContainsAny(params, "<>&\u2028\u2029") {
+				var esc bytes.Buffer
+				json.HTMLEscape(&esc, params)
+				params = esc.Bytes()
+			}
 		}
 		if len(b) > 1 {
 			b = append(b, ',')
@@ -114,13 +125,7 @@ func encodeTools(specs []tools.Spec) []byte {
 			b = jsonw.AppendString(b, t.Description)
 		}
 		b = append(b, `,"parameters":`...)
-		if bytes.ContainsAny(params.Bytes(), "<>&\u2028\u2029") {
-			var esc bytes.Buffer
-			json.HTMLEscape(&esc, params.Bytes())
-			b = append(b, esc.Bytes()...)
-		} else {
-			b = append(b, params.Bytes()...)
-		}
+		b = append(b, params...)
 		b = append(b, `},"type":"function"}`...)
 	}
 	if len(b) == 1 {

@@ -99,6 +99,16 @@ func TestWireMatchesGoOpenAI(t *testing.T) {
 	for _, s := range jsonwtest.Strings {
 		specs = append(specs, tools.Spec{Name: s, Description: s, Parameters: json.RawMessage(`{"type":"object","description":` + string(jsonw.AppendString(nil, s)) + `}`)})
 	}
+	// A Tool's spec is copied as it is (Marshaled): the same bytes.
+	rawTool, err := tools.DefineRaw("raw", "<raw> & tool", json.RawMessage("{\n \"type\": \"object\",\n \"properties\": {\"q\": {\"type\": \"string\", \"description\": \"a < b && c > d \u2028\"}}}"), true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rawTool.Spec(); !s.Marshaled {
+		t.Error("a Tool's spec is not marked Marshaled")
+	} else {
+		specs = append(specs, s)
+	}
 	var ref []goopenai.Tool
 	for _, s := range specs {
 		p := s.Parameters
