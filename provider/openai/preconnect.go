@@ -20,8 +20,10 @@ const preconnMaxAge = 2 * time.Second
 // prompt, session): DNS and the TCP handshake run on another goroutine
 // instead of in front of the first request. The first request to the
 // same address takes it; TLS, HTTP/2 and everything else stay the
-// transport's. A connection not taken within preconnMaxAge is closed, and
-// so is one Close finds untaken. The connections the transport pooled
+// transport's. A connection older than preconnMaxAge when that request
+// comes is closed instead of used, and so is one Close finds untaken (no
+// timer: a run's first request follows within milliseconds, or the run
+// ends and closes it). The connections the transport pooled
 // stay until its idle timeout or the process's end: `agent-lsp run`, the
 // front-end that dials ahead, exits right after Close, and waiting there
 // for them to close cost 0.05 ms.
@@ -37,8 +39,7 @@ type Preconn struct {
 	err    error     // the dial's failure
 	at     time.Time // when the dial ended
 	taken  bool      // by the first dial to addr
-	closed bool      // by the expiry or by Close: a connection is closed
-	timer  *time.Timer
+	closed bool      // by Close (or a cancelled take): a connection is closed
 }
 
 // Preconnect starts dialling the server of baseURL. It returns nil when
@@ -83,7 +84,6 @@ func preconnect(baseURL string, proxy func(*http.Request) (*url.URL, error), max
 }
 
 func (pc *Preconn) start() {
-	pc.timer = time.AfterFunc(pc.maxAge, pc.expire)
 	go pc.ahead()
 }
 
@@ -93,7 +93,7 @@ func (pc *Preconn) ahead() {
 	switch {
 	case err != nil:
 		pc.err = err
-	case pc.closed: // expired or closed while dialling
+	case pc.closed: // closed while dialling
 		c.Close()
 	default:
 		pc.conn = c
@@ -105,18 +105,17 @@ func (pc *Preconn) ahead() {
 
 // Close closes the connection unless a request took it.
 func (pc *Preconn) Close() error {
-	pc.expire()
+	pc.release()
 	return nil
 }
 
-// expire closes the connection unless a request took it; a request
+// release closes the connection unless a request took it; a request
 // after this dials anew. The pooled connections stay: later turns reuse
 // them.
-func (pc *Preconn) expire() {
+func (pc *Preconn) release() {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.taken, pc.closed = true, true
-	pc.timer.Stop()
 	if pc.conn != nil {
 		pc.conn.Close()
 		pc.conn = nil
@@ -147,11 +146,10 @@ func (pc *Preconn) take(ctx context.Context) (net.Conn, bool, error) {
 	if !first {
 		return nil, false, nil
 	}
-	pc.timer.Stop()
 	select {
 	case <-pc.done:
 	case <-ctx.Done():
-		pc.expire() // ahead() sees closed and closes what it gets
+		pc.release() // ahead() sees closed and closes what it gets
 		return nil, true, ctx.Err()
 	}
 	pc.mu.Lock()
