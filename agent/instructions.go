@@ -26,6 +26,11 @@ const instructionsName = "agents_md:"
 // LoadInstructions reads AGENTS.md at the workspace root, for the system
 // prompt. A missing file is not an error.
 func LoadInstructions(root string) (string, error) {
+	// Most workspaces have none: one lstat says so without opening the
+	// root (the file itself, if any, is read inside it).
+	if _, err := os.Lstat(filepath.Join(root, InstructionsFile)); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	text, err := readInstructions(root, ".")
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil

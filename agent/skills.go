@@ -40,6 +40,10 @@ const maxSkillBytes = 64 << 10
 // error saying so (the model could not know when to use it). Errors are
 // for the user (doctor, warnings); the skills that loaded are returned.
 func LoadSkills(root string) ([]Skill, []error) {
+	// No .agents at all (most workspaces): one lstat, no root opened.
+	if _, err := os.Lstat(filepath.Join(root, filepath.Dir(SkillsDir))); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, []error{err}
