@@ -158,3 +158,39 @@ func TestSetUpAtFirstUse(t *testing.T) {
 		t.Errorf("a sandbox closed unused made %s", d)
 	}
 }
+
+// TestHasBash: New's quick look for bash agrees with exec.LookPath on
+// every kind of PATH entry.
+func TestHasBash(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, mode os.FileMode, isDir bool) string {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(d, "bash")
+		if isDir {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(p, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	exe, plain, asDir := mk("exe", 0o755, false), mk("plain", 0o644, false), mk("dir", 0, true)
+	missing := filepath.Join(dir, "missing")
+	for _, path := range []string{
+		"", exe, plain, asDir, missing, "relative", ".",
+		plain + ":" + asDir + ":" + missing,
+		plain + ":" + exe,
+		"/usr/bin:" + plain, missing + ":/bin", "/nonexistent",
+		os.Getenv("PATH"),
+	} {
+		t.Setenv("PATH", path)
+		_, err := exec.LookPath("bash")
+		if got, want := hasBash(path), err == nil; got != want {
+			t.Errorf("PATH=%q: hasBash %v, LookPath found it: %v (%v)", path, got, want, err)
+		}
+	}
+}

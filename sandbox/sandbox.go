@@ -145,7 +145,7 @@ func newWithProbe(opts Options, probe Status) (*Sandbox, error) {
 }
 
 // build checks what decides whether commands can run at all (a workspace
-// that is not /, bash in PATH) and leaves the rest of the set-up to prepare,
+// that is not /, a bash in PATH) and leaves the rest of the set-up to prepare,
 // at the first command or call that needs it: a session that never runs a
 // command does not resolve paths or touch the state directory for it.
 func build(opts Options) (*Sandbox, error) {
@@ -172,11 +172,39 @@ func build(opts Options) (*Sandbox, error) {
 	if opts.Hide == nil {
 		opts.Hide = DefaultHidden(opts.Env)
 	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+	if !hasBash(os.Getenv("PATH")) {
+		if _, err := exec.LookPath("bash"); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
 	}
-	return &Sandbox{opts: opts, bash: bash, selfExe: "/proc/self/exe"}, nil
+	return &Sandbox{opts: opts, selfExe: "/proc/self/exe"}, nil
+}
+
+// hasBash reports whether a directory of path holds an executable bash:
+// exec.LookPath("bash")'s answer (found or not) for an absolute PATH, in
+// one or two system calls where LookPath stats every entry in front of
+// /usr/bin. Which bash runs is LookPath's to say, at the first command.
+func hasBash(path string) bool {
+	dirs := filepath.SplitList(path)
+	usual := func(d string) bool { return d == "/usr/bin" || d == "/bin" }
+	has := func(d string) bool {
+		if !filepath.IsAbs(d) {
+			return false // LookPath refuses it too (exec.ErrDot)
+		}
+		_, err := exec.LookPath(filepath.Join(d, "bash"))
+		return err == nil
+	}
+	for _, d := range dirs {
+		if usual(d) && has(d) {
+			return true
+		}
+	}
+	for _, d := range dirs {
+		if !usual(d) && has(d) {
+			return true
+		}
+	}
+	return false
 }
 
 var errWorkspaceRoot = errors.New("sandbox: the workspace cannot be /")
@@ -192,6 +220,11 @@ func (s *Sandbox) prepare() error {
 }
 
 func (s *Sandbox) prepareOnce() error {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	s.bash = bash
 	ws, err := filepath.EvalSymlinks(s.opts.Workspace)
 	if err != nil {
 		return fmt.Errorf("sandbox: workspace: %w", err)
