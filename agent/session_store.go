@@ -255,15 +255,26 @@ func ListSessions(dir string) ([]SessionInfo, error) {
 		scanSession(path, &info)
 		out = append(out, info)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID > out[j].ID // ids sort by their start
+	})
 	return out, nil
 }
 
 // scanSession fills in the first request, the message count and the
-// token usage of a transcript.
+// token usage of a transcript, and moves Updated to its last record's time
+// when that is later: a file's modification time has the kernel's coarse
+// clock (a few milliseconds), so two sessions written within one tick
+// would otherwise tie.
 func scanSession(path string, info *SessionInfo) {
 	recs, _, _ := ReadTranscript(path)
 	for _, r := range recs {
+		if r.Time.After(info.Updated) {
+			info.Updated = r.Time
+		}
 		switch {
 		case r.Type == recMessage && r.Message != nil:
 			info.Messages++

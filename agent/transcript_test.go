@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
@@ -199,6 +200,23 @@ func TestListSessions(t *testing.T) {
 	}
 	if list, err := agent.ListSessions(filepath.Join(dir, "missing")); err != nil || len(list) != 0 {
 		t.Errorf("missing dir: %v, %v", list, err)
+	}
+
+	// Written within one tick of the file system's coarse clock (equal
+	// modification times): the last records' times still order them, the
+	// one written last first, not in the order of their ids or names.
+	tie := t.TempDir()
+	ids := []string{"20260101-000000-bbbbbb", "20260101-000000-cccccc", "20260101-000000-aaaaaa"}
+	mtime := time.Now().Add(-time.Hour)
+	for _, id := range ids {
+		record(t, tie, id)
+		if err := os.Chtimes(filepath.Join(tie, id+".jsonl"), mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err = agent.ListSessions(tie)
+	if err != nil || len(list) != 3 || list[0].ID != ids[2] || list[1].ID != ids[1] || list[2].ID != ids[0] {
+		t.Errorf("tied modification times: %+v, %v", list, err)
 	}
 }
 
