@@ -16,13 +16,11 @@
 // Usage: node drive.js   (run.sh builds what it needs; env: AGENT_LSP_BIN,
 // VSIX, CS_PORT, KEEP=1 keeps the scratch folder, SHOT=path of the screenshot)
 'use strict';
-const { chromium } = require('playwright-core');
-const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const model = require('./model_server');
-const { until, openFile, chatFrame, startCodeServer, splitSettings, writeSettings } = require('./lib');
+const { until, openFile, chatFrame, installExtension, launchChromium, startCodeServer, splitSettings, writeSettings } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
@@ -193,7 +191,7 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
     };
     // serverPath, baseUrl, apiKeySource (machine-scoped) go in the remote settings.
     writeSettings(path.join(tmp, 'user'), settings);
-    execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
+    installExtension({ cs: CS, dirs, tmp, vsix: VSIX });
     log('extension installed');
 
     // Without agentLsp.serverPath the extension must not find a binary (the
@@ -211,11 +209,7 @@ const log = (...a) => console.log(`[${el()}]`, ...a);
     cs = await startCodeServer({ cs: CS, dirs, tmp, ws, port: PORT, env: csEnv });
     log('code-server up');
 
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium(tmp);
     const context = await browser.newContext({ viewport: { width: 1400, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
     page = await context.newPage();
     page.on('pageerror', (e) => console.log('pageerror:', e.message));

@@ -1,6 +1,7 @@
 // What both end-to-end scenarios (drive.js, undo.js) share: waiting on what
 // VS Code signals, opening a file like a person, finding the chat webview,
-// starting code-server, writing the settings where it reads them.
+// installing the extension, starting code-server and Chromium, writing the
+// settings where code-server reads them.
 'use strict';
 
 /** until retries fn every 200 ms until it returns something truthy, for ms. */
@@ -51,17 +52,15 @@ async function chatFrame(page) {
 }
 
 /**
- * startCodeServer starts code-server on 127.0.0.1:port for the workspace ws
- * with a clean environment: no AGENT_LSP_/OPENAI_ variables from the caller,
- * XDG homes and TMPDIR (code-server's IPC sockets) inside the scratch dir
- * tmp, so nothing lands in /tmp or the user's config; env overrides more
- * (undefined removes a variable). It resolves once the server listens,
- * with the child (its own process group, for kill(-pid)).
+ * codeServerEnv is the clean environment every code-server process of a
+ * test runs in: no AGENT_LSP_/OPENAI_ variables from the caller, XDG homes
+ * and TMPDIR (code-server's IPC sockets, its coder-logs) inside the scratch
+ * dir tmp, so nothing lands in /tmp or the user's home; extra overrides
+ * more (undefined removes a variable).
  */
-async function startCodeServer({ cs: bin, dirs, tmp, ws, port, env: extra = {} }) {
+function codeServerEnv(tmp, extra = {}) {
   const path = require('path');
   const fs = require('fs');
-  const { spawn } = require('child_process');
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('AGENT_LSP_') || k.startsWith('OPENAI_')) delete env[k];
   for (const x of ['CONFIG', 'DATA', 'STATE', 'CACHE']) {
@@ -74,6 +73,40 @@ async function startCodeServer({ cs: bin, dirs, tmp, ws, port, env: extra = {} }
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
+  return env;
+}
+
+/** installExtension installs the .vsix into the test's extensions dir (dirs), in codeServerEnv. */
+function installExtension({ cs: bin, dirs, tmp, vsix }) {
+  const path = require('path');
+  const { execFileSync } = require('child_process');
+  execFileSync(bin, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', vsix],
+    { stdio: 'inherit', env: codeServerEnv(tmp) });
+}
+
+/**
+ * launchChromium starts the headless Chromium the scenarios drive, in
+ * codeServerEnv(tmp) too: its crash-report database and dconf's cache
+ * otherwise land in the user's ~/.config and ~/.cache.
+ */
+function launchChromium(tmp) {
+  const { chromium } = require('playwright-core');
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, env: codeServerEnv(tmp),
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/**
+ * startCodeServer starts code-server on 127.0.0.1:port for the workspace ws
+ * in codeServerEnv(tmp, env). It resolves once the server listens, with
+ * the child (its own process group, for kill(-pid)).
+ */
+async function startCodeServer({ cs: bin, dirs, tmp, ws, port, env: extra = {} }) {
+  const path = require('path');
+  const { spawn } = require('child_process');
+  const env = codeServerEnv(tmp, extra);
   const child = spawn(bin, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--auth', 'none',
     '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
     '--disable-workspace-trust', '--disable-getting-started-override', ws],
@@ -118,4 +151,4 @@ function writeSettings(user, settings) {
   }
 }
 
-module.exports = { until, openFile, chatFrame, startCodeServer, splitSettings, writeSettings };
+module.exports = { until, openFile, chatFrame, installExtension, launchChromium, startCodeServer, splitSettings, writeSettings };

@@ -16,13 +16,11 @@
 // Usage: node undo.js   (run.sh builds what it needs; env: VSIX (default
 // ../agent-lsp-linux-x64.vsix), CS_PORT (default 18094), KEEP=1)
 'use strict';
-const { chromium } = require('playwright-core');
-const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const model = require('./model_server');
-const { until, openFile, chatFrame, startCodeServer, writeSettings } = require('./lib');
+const { until, openFile, chatFrame, installExtension, launchChromium, startCodeServer, writeSettings } = require('./lib');
 
 const here = __dirname;
 const CS = path.join(here, 'node_modules/.bin/code-server');
@@ -105,15 +103,11 @@ async function ask(chat, prompt, answer) {
       'agentLsp.baseUrl': srv.url, 'agentLsp.model': 'scripted',
       'agentLsp.apiKeySource': 'none', 'agentLsp.trace.server': 'messages',
     });
-    execFileSync(CS, [...dirs, '--config', path.join(tmp, 'config.yaml'), '--install-extension', VSIX], { stdio: 'inherit' });
+    installExtension({ cs: CS, dirs, tmp, vsix: VSIX });
 
     cs = await startCodeServer({ cs: CS, dirs, tmp, ws, port: PORT });
 
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium(tmp);
     page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
     page.on('pageerror', (e) => console.log('pageerror:', e.message));
     await page.goto(`http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(ws)}`);
