@@ -148,22 +148,26 @@ func (e benchEditor) ApplyEdit(ctx context.Context, c tools.Change) error {
 // document through the server: read the buffer, check, plan, build the
 // WorkspaceEdit, take the editor's didChange, report, as the session's
 // dispatcher runs it. Only the JSON-RPC transport and the editor are left
-// out. Compare with
-// tools.BenchmarkStrReplace100k/direct.
+// out. The edit is at line 12 and at line 87,654, as in
+// tools.BenchmarkStrReplace100k, whose direct edits are the anchors.
 func BenchmarkStrReplaceLSP(b *testing.B) {
-	_, ws, text := benchDoc(b)
-	reads := tools.NewReads()
-	reads.MarkRead("big.go", []byte(text))
-	d := tools.NewDispatcher(tools.NewRegistry(tools.NewStrReplace(benchEditor{ws}, reads)))
-	args := [2]string{
-		`{"path":"big.go","old_str":"line 87654 of","new_str":"LINE 87654 of"}`,
-		`{"path":"big.go","old_str":"LINE 87654 of","new_str":"line 87654 of"}`,
-	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		res := d.Dispatch(context.Background(), tools.Call{ID: "c", Name: "str_replace", Arguments: args[i%2]})
-		if res.IsError {
-			b.Fatal(res.Text)
-		}
+	for _, line := range []int{12, 87654} {
+		b.Run(fmt.Sprintf("line_%d", line), func(b *testing.B) {
+			_, ws, text := benchDoc(b)
+			reads := tools.NewReads()
+			reads.MarkRead("big.go", []byte(text))
+			d := tools.NewDispatcher(tools.NewRegistry(tools.NewStrReplace(benchEditor{ws}, reads)))
+			args := [2]string{
+				fmt.Sprintf(`{"path":"big.go","old_str":"line %d of","new_str":"LINE %d of"}`, line, line),
+				fmt.Sprintf(`{"path":"big.go","old_str":"LINE %d of","new_str":"line %d of"}`, line, line),
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				res := d.Dispatch(context.Background(), tools.Call{ID: "c", Name: "str_replace", Arguments: args[i%2]})
+				if res.IsError {
+					b.Fatal(res.Text)
+				}
+			}
+		})
 	}
 }

@@ -53,8 +53,10 @@ func current(ctx context.Context, ed Editor, tool, rel string) (cur []byte, exis
 //
 // newSum, when not nil, yields the fingerprint of c.New (computed by the
 // caller alongside); else commit computes it while the editor applies the
-// edit.
-func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change, newSum func() fingerprint) (*Result, string, error) {
+// edit. fresh says that c.New is memory the caller allocated for this
+// edit, so that finding it again later identifies the content (see
+// seenContent).
+func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change, newSum func() fingerprint, fresh bool) (*Result, string, error) {
 	diag, _ := ed.(Diagnoser)
 	var gen int64
 	if diag != nil {
@@ -67,7 +69,11 @@ func commit(ctx context.Context, ed Editor, reads *Reads, tool string, c Change,
 		err := ed.ApplyEdit(ctx, c)
 		if err == nil {
 			if reads != nil {
-				reads.markFingerprint(c.Path, newSum())
+				if fresh {
+					reads.markEdited(c.Path, c.New, newSum())
+				} else {
+					reads.markFingerprint(c.Path, newSum())
+				}
 			}
 			if diag != nil {
 				if note := diag.DiagnosticsAfterEdit(ctx, c.Path, gen, DiagnosticsWait); note != "" {

@@ -54,10 +54,20 @@ func benchLines() string {
 
 // BenchmarkStrReplace100k runs str_replace end to end (read, checks,
 // plan, apply, report) on a 100,000-line file in memory, beside the
-// direct edit it stands for: strings.Index and a splice.
+// direct edit it stands for: strings.Index and a splice. The edit is near
+// the top (line 12), where the direct search stops at once and the tool
+// still reads the whole file for uniqueness, and near the end (line
+// 87,654), where both read most of it.
 func BenchmarkStrReplace100k(b *testing.B) {
 	text := benchLines()
-	old, repl := "line 87654 of", "LINE 87654 of"
+	for _, line := range []int{12, 87654} {
+		b.Run(fmt.Sprintf("line_%d", line), func(b *testing.B) {
+			benchStrReplace(b, text, fmt.Sprintf("line %d of", line), fmt.Sprintf("LINE %d of", line))
+		})
+	}
+}
+
+func benchStrReplace(b *testing.B, text, old, repl string) {
 	b.Run("tool", func(b *testing.B) {
 		ed := &memEditor{root: b.TempDir(), files: map[string][]byte{"big.go": []byte(text)}}
 		reads := NewReads()

@@ -12,12 +12,7 @@ type foldFinder struct {
 }
 
 func newFoldFinder(lit []byte) foldFinder {
-	f := foldFinder{lit: lit}
-	for i, c := range lit {
-		if byteRank(c) < byteRank(lit[f.rare]) {
-			f.rare = i
-		}
-	}
+	f := foldFinder{lit: lit, rare: rarest(lit)}
 	f.lo, f.up = lit[f.rare], lit[f.rare]
 	if 'a' <= f.lo && f.lo <= 'z' {
 		f.up = f.lo - 'a' + 'A'
@@ -75,6 +70,18 @@ func equalFoldLower(s, lit []byte) bool {
 		}
 	}
 	return true
+}
+
+// rarest is the index of lit's rarest byte by byteRank, the first of
+// equals.
+func rarest(lit []byte) int {
+	r := 0
+	for i, c := range lit {
+		if byteRank(c) < byteRank(lit[r]) {
+			r = i
+		}
+	}
+	return r
 }
 
 // byteRank is a rough frequency rank of a byte in source code (lower is

@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"unsafe"
+	"weak"
 )
 
 // Reads records, for one session, what the agent has seen of each file,
@@ -21,13 +23,31 @@ import (
 // NewReads.
 type Reads struct {
 	mu    sync.Mutex
-	seen  map[string]fingerprint
+	seen  map[string]seenContent
 	tails map[string]chan struct{} // per path: closed when the last queued holder is done
+}
+
+// seenContent is what the agent saw of a file: the content's
+// fingerprint, and after its own edit of a large file the memory of the
+// new content (Change.New), which a workspace that keeps it (an open
+// document) hands back from ReadFile while the file stays as the edit left
+// it. That memory never changes (Change's contract), so finding it again
+// proves the content unchanged without hashing it; the pointer is weak, so
+// that the record keeps no old content alive.
+type seenContent struct {
+	sum fingerprint
+	mem weak.Pointer[byte]
+}
+
+// same reports whether current is the very memory of the edit recorded.
+func (s seenContent) same(current []byte) bool {
+	p := s.mem.Value()
+	return p != nil && len(current) == s.sum.n && p == unsafe.SliceData(current)
 }
 
 // NewReads returns an empty record.
 func NewReads() *Reads {
-	return &Reads{seen: make(map[string]fingerprint), tails: make(map[string]chan struct{})}
+	return &Reads{seen: make(map[string]seenContent), tails: make(map[string]chan struct{})}
 }
 
 // MarkRead records that the agent has seen content as the whole content of
@@ -43,7 +63,20 @@ func (r *Reads) MarkRead(path string, content []byte) {
 
 func (r *Reads) markFingerprint(path string, f fingerprint) {
 	r.mu.Lock()
-	r.seen[key(path)] = f
+	r.seen[key(path)] = seenContent{sum: f}
+	r.mu.Unlock()
+}
+
+// markEdited records the content an edit of path wrote, new, and its
+// fingerprint f. new is a heap allocation of the edit's own (weak.Make
+// takes no other memory).
+func (r *Reads) markEdited(path string, new []byte, f fingerprint) {
+	s := seenContent{sum: f}
+	if len(new) >= asyncMin { // worth finding again; never the zero-size base
+		s.mem = weak.Make(unsafe.SliceData(new))
+	}
+	r.mu.Lock()
+	r.seen[key(path)] = s
 	r.mu.Unlock()
 }
 
@@ -64,41 +97,46 @@ func (r *Reads) Seen(path string, current []byte) bool {
 		return false
 	}
 	r.mu.Lock()
-	sum, ok := r.seen[key(path)]
+	s, ok := r.seen[key(path)]
 	r.mu.Unlock()
-	return ok && sum == fingerprintOf(current)
+	return ok && (s.same(current) || s.sum.matches(current))
 }
 
 // stale says why the agent may not change path whose content is current,
 // or "" if it may. tool names the caller.
 func (r *Reads) stale(tool, rel string, current []byte) string {
-	return r.staleAsync(tool, rel, current, nil)()
+	msg, _ := r.staleAsync(tool, rel, current)
+	return msg()
 }
 
 // staleAsync is stale computed while the caller goes on (see
-// fingerprintAsync); the function returned waits for the answer. f, when
-// not nil, yields current's fingerprint (the caller computes it).
-func (r *Reads) staleAsync(tool, rel string, current []byte, f func() fingerprint) func() string {
+// fingerprintAsync): the first function returned waits for the answer,
+// the second for current's fingerprint, cut into the blocks of the one
+// recorded so that an edit of current can keep those it leaves alone
+// (fingerprint.edited).
+func (r *Reads) staleAsync(tool, rel string, current []byte) (msg func() string, sum func() fingerprint) {
 	r.mu.Lock()
-	sum, ok := r.seen[key(rel)]
+	seen, ok := r.seen[key(rel)]
 	r.mu.Unlock()
+	if ok && seen.same(current) {
+		return func() string { return "" }, func() fingerprint { return seen.sum }
+	}
 	if !ok {
+		sum = sync.OnceValue(func() fingerprint { return fingerprintOf(current) })
 		extra := ""
 		if isBinary(current, false) {
 			extra = " It is a binary file, which read_file cannot show: ask the user before replacing it."
 		}
-		msg := fmt.Sprintf("%s: you have not read %s in this session; call read_file on it first, then retry, so that your change is based on its current content.%s", tool, rel, extra)
-		return func() string { return msg }
+		m := fmt.Sprintf("%s: you have not read %s in this session; call read_file on it first, then retry, so that your change is based on its current content.%s", tool, rel, extra)
+		return func() string { return m }, sum
 	}
-	if f == nil {
-		f = fingerprintAsync(current)
-	}
+	sum = async(len(current), func() fingerprint { return seen.sum.over(current) })
 	return func() string {
-		if f() != sum {
+		if !sum().equal(seen.sum) {
 			return fmt.Sprintf("%s: %s changed since you last read it (the user or another tool edited it); read it again with read_file, then retry with its current content.", tool, rel)
 		}
 		return ""
-	}
+	}, sum
 }
 
 // lock waits, in order of arrival, until no earlier call holds path, and

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -145,35 +146,101 @@ func TestReadsLockOrder(t *testing.T) {
 	}
 }
 
-// TestFingerprintReuse checks that the fingerprint of an edited
-// content, computed reusing the blocks before the first change, is its
-// fingerprint computed afresh, for contents of under a block to several
-// blocks and edits anywhere.
-func TestFingerprintReuse(t *testing.T) {
+// TestFingerprintEdited checks that the fingerprint of an edited content,
+// which hashes again only the blocks the edit touches, is one the content
+// matches and no other content of its length does, for contents of under
+// a block to several blocks and edits anywhere (insertions at block edges
+// included), and over a chain of edits, each from the last one's blocks.
+func TestFingerprintEdited(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, size := range []int{0, 1, 100, fpBlock, 3*fpBlock + 7} {
+	for _, size := range []int{0, 1, 100, fpBlock, fpBlock + 1, 3*fpBlock + 7} {
 		content := make([]byte, size)
 		for i := range content {
 			content[i] = byte('a' + r.IntN(26))
 		}
-		old := sumBlocks(content, nil)
-		for range 20 {
+		f := fingerprintOf(content)
+		for step := range 40 {
 			var reps []Replacement
-			for pos := 0; pos <= size && len(reps) < 4; {
-				start := pos + r.IntN(size-pos+1)
-				end := start + r.IntN(size-start+1)/2
-				reps = append(reps, Replacement{Start: start, End: end, Text: strings.Repeat("x", r.IntN(5))})
+			for pos := 0; pos <= len(content) && len(reps) < 4; {
+				start := pos + r.IntN(len(content)-pos+1)
+				end := start + r.IntN(len(content)-start+1)/2
+				if step%3 == 0 {
+					// A byte or two at a block's edge (the first blocks
+					// are fpBlock long).
+					start = fpBlock*r.IntN(len(content)/fpBlock+1) + r.IntN(3) - 1
+					end = start + r.IntN(3)
+					if start < pos || end > len(content) {
+						break
+					}
+				}
+				reps = append(reps, Replacement{Start: start, End: end, Text: strings.Repeat("x", r.IntN(3*fpBlock/2+1)*(step%2))})
 				pos = end + 1
 			}
 			next := applyReplacements(content, reps)
-			got := sumBlocks(next, old.fullBlocksBefore(reps[0].Start)).fingerprint()
-			if want := fingerprintOf(next); got != want {
-				t.Fatalf("size %d reps %v: %v, want %v", size, reps, got, want)
+			g := f.edited(next, reps)
+			total := 0
+			for _, b := range g.blocks {
+				if b.n <= 0 {
+					t.Fatalf("size %d step %d: empty block in %v", size, step, g.blocks)
+				}
+				total += b.n
 			}
+			if total != len(next) || g.n != len(next) || !g.matches(next) {
+				t.Fatalf("size %d step %d reps %v: the edited fingerprint does not match the content", size, step, reps)
+			}
+			if len(next) > 0 {
+				other := bytes.Clone(next)
+				other[r.IntN(len(other))] ^= 1
+				if g.matches(other) {
+					t.Fatalf("size %d step %d: a changed byte goes unnoticed", size, step)
+				}
+			}
+			if !fingerprintOf(next).matches(next) || (len(g.blocks) > 0 && !g.over(next).equal(g)) {
+				t.Fatalf("size %d step %d: over does not reproduce the fingerprint", size, step)
+			}
+			content, f = next, g // the next edit starts from these blocks
 		}
 	}
-	if fingerprintOf([]byte("a")) == fingerprintOf([]byte("b")) || fingerprintOf(nil) == fingerprintOf([]byte{0}) {
+	if fingerprintOf([]byte("a")).equal(fingerprintOf([]byte("b"))) || fingerprintOf(nil).equal(fingerprintOf([]byte{0})) {
 		t.Fatal("one fingerprint for two contents")
+	}
+}
+
+// TestReadsEditedMemory checks the record of an edit's own content: the
+// same memory handed back proves it unchanged, a copy of it is checked by
+// its hash and passes, and another content of its length is stale, as is
+// the edit's memory once the record is replaced by a read of other
+// content.
+func TestReadsEditedMemory(t *testing.T) {
+	t.Parallel()
+	r := NewReads()
+	content := bytes.Repeat([]byte("line of text\n"), asyncMin/13+1)
+	r.markEdited("a.go", content, fingerprintOf(content))
+	if !r.seen[key("a.go")].same(content) {
+		t.Fatal("the edit's own memory is not recognised")
+	}
+	if msg := r.stale("str_replace", "a.go", content); msg != "" {
+		t.Fatalf("own memory: %s", msg)
+	}
+	if msg := r.stale("str_replace", "a.go", bytes.Clone(content)); msg != "" {
+		t.Fatalf("a copy: %s", msg)
+	}
+	other := bytes.Clone(content)
+	other[len(other)/2] = 'X'
+	if msg := r.stale("str_replace", "a.go", other); !strings.Contains(msg, "changed since you last read it") {
+		t.Fatalf("other content of the same length: %q", msg)
+	}
+	r.MarkRead("a.go", other)
+	if r.seen[key("a.go")].same(content) || r.stale("str_replace", "a.go", content) == "" {
+		t.Fatal("the old edit's memory still counts after a read of other content")
+	}
+	small := []byte("small\n")
+	r.markEdited("b.go", small, fingerprintOf(small))
+	if r.seen[key("b.go")].same(small) {
+		t.Fatal("a small content's memory is recorded")
+	}
+	if msg := r.stale("str_replace", "b.go", small); msg != "" {
+		t.Fatalf("small content: %s", msg)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 //go:embed str_replace.md
@@ -71,11 +73,14 @@ func strReplace(ctx context.Context, ed Editor, reads *Reads, p *StrReplaceParam
 	if !exists {
 		return Errorf("str_replace: %s does not exist; check the path with glob, or create the file with write_file", rel), nil
 	}
-	// The staleness check hashes the file while plan searches it; its
-	// answer still comes first.
-	oldSums := async(len(cur), func() blockSums { return sumBlocks(cur, nil) })
-	stale := reads.staleAsync("str_replace", rel, cur, func() fingerprint { return oldSums().fingerprint() })
+	// The staleness check hashes the file while plan searches it and the
+	// new content is built; its answer still comes first.
+	stale, oldSum := reads.staleAsync("str_replace", rel, cur)
 	pl, fail := plan(cur, p.OldStr, p.NewStr, p.ReplaceAll)
+	var next []byte
+	if fail == "" {
+		next = applyReplacements(cur, pl.reps)
+	}
 	if msg := stale(); msg != "" {
 		return Errorf("%s", msg), nil
 	}
@@ -85,12 +90,12 @@ func strReplace(ctx context.Context, ed Editor, reads *Reads, p *StrReplaceParam
 	if fail != "" {
 		return Errorf("str_replace: %s", strings.ReplaceAll(fail, "{file}", rel)), nil
 	}
-	c := Change{Path: rel, Old: cur, New: applyReplacements(cur, pl.reps), Replacements: pl.reps, Label: "agent-lsp: str_replace " + rel, Reason: p.Reason}
-	// The new fingerprint reuses the blocks before the first change and
-	// is computed while the editor applies the edit.
-	reuse := oldSums().fullBlocksBefore(pl.reps[0].Start)
-	newSum := async(len(c.New)-len(reuse)*fpBlock, func() fingerprint { return sumBlocks(c.New, reuse).fingerprint() })
-	res, diags, err := commit(ctx, ed, reads, "str_replace", c, newSum)
+	c := Change{Path: rel, Old: cur, New: next, Replacements: pl.reps, Label: "agent-lsp: str_replace " + rel, Reason: p.Reason}
+	// The new fingerprint hashes only the blocks the edit touches, while
+	// the editor applies the edit.
+	touched := pl.reps[len(pl.reps)-1].End - pl.reps[0].Start + len(c.New) - len(cur)
+	newSum := async(touched+2*fpBlock, func() fingerprint { return oldSum().edited(c.New, pl.reps) })
+	res, diags, err := commit(ctx, ed, reads, "str_replace", c, newSum, true) // applyReplacements allocated c.New
 	if res != nil || err != nil {
 		return deref(res), err
 	}
@@ -167,11 +172,51 @@ func eolVariants(old string) []string {
 // findAll finds v in content. With disjoint set (replace_all) it returns
 // the start of every occurrence, left to right without overlaps. Otherwise
 // it counts overlapping occurrences too (for uniqueness) and returns the
-// first eleven starts only.
+// first eleven starts only; on a large content it then searches its parts
+// on all cores, since uniqueness reads the whole file, however early the
+// match (the direct edit it stands for stops there).
 func findAll(content, v []byte, disjoint bool) (starts []int, n int) {
-	for pos := 0; pos <= len(content); {
-		i := bytes.Index(content[pos:], v)
-		if i < 0 {
+	parts := min(runtime.GOMAXPROCS(0), len(content)/findPart)
+	if disjoint || parts < 2 {
+		return findIn(content, v, disjoint, 0, len(content))
+	}
+	return findParts(content, v, parts)
+}
+
+// findPart is the least content findAll gives a core of its own.
+const findPart = 256 << 10
+
+// findParts is findAll's count of overlapping occurrences, with content
+// cut into parts searched at once.
+func findParts(content, v []byte, parts int) (starts []int, n int) {
+	type found struct {
+		starts []int
+		n      int
+	}
+	res := make([]found, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() {
+			from, to := k*len(content)/parts, (k+1)*len(content)/parts
+			res[k].starts, res[k].n = findIn(content, v, false, from, to)
+		})
+	}
+	wg.Wait()
+	for _, r := range res {
+		n += r.n
+		starts = append(starts, r.starts[:min(len(r.starts), 11-len(starts))]...)
+	}
+	return starts, n
+}
+
+// findIn is findAll over the occurrences that start in [from, to). v is
+// not empty (Validate).
+func findIn(content, v []byte, disjoint bool, from, to int) (starts []int, n int) {
+	window := content[:min(len(content), to+len(v)-1)]
+	f := newRareFinder(v)
+	for pos := from; pos < to; {
+		i := f.index(window[pos:])
+		if i < 0 || pos+i >= to {
 			break
 		}
 		if n++; disjoint || len(starts) <= 10 {

@@ -287,3 +287,43 @@ func overlapCount(s, sub string) int {
 	}
 	return n
 }
+
+// TestFindParts checks that counting old_str's occurrences in parts
+// searched at once finds what one search from the start does: the same
+// count and first starts, with occurrences that overlap each other and the
+// parts' edges, in any number of parts, and through findAll on a content
+// large enough to be cut.
+func TestFindParts(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, size := range []int{0, 1, 7, 100, 5000} {
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = "ab\n"[r.IntN(3)]
+		}
+		for _, v := range []string{"a", "ab", "aba", "b\na", "abab", "\n\n\n", strings.Repeat("a", 40)} {
+			wantStarts, wantN := findIn(b, []byte(v), false, 0, len(b))
+			for parts := 1; parts <= 9; parts++ {
+				starts, n := findParts(b, []byte(v), parts)
+				if n != wantN || fmt.Sprint(starts) != fmt.Sprint(wantStarts) {
+					t.Fatalf("size %d %q in %d parts: %d at %v, want %d at %v", size, v, parts, n, starts, wantN, wantStarts)
+				}
+			}
+		}
+	}
+	// Through findAll, with occurrences around where any number of
+	// parts up to 8 has its edges.
+	big := []byte(strings.Repeat("x", 3*findPart))
+	for parts := 2; parts <= 8; parts++ {
+		for k := 1; k < parts; k++ {
+			edge := k * len(big) / parts
+			copy(big[edge-5:], "ab")
+			copy(big[edge-1:], "ab")
+			copy(big[edge+3:], "ab")
+		}
+	}
+	wantStarts, wantN := findIn(big, []byte("ab"), false, 0, len(big))
+	if starts, n := findAll(big, []byte("ab"), false); n != wantN || fmt.Sprint(starts) != fmt.Sprint(wantStarts) {
+		t.Fatalf("findAll: %d at %v, want %d at %v", n, starts, wantN, wantStarts)
+	}
+}

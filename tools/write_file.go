@@ -65,7 +65,7 @@ func writeFile(ctx context.Context, ed Editor, reads *Reads, p *WriteFileParams)
 			return Result{Text: fmt.Sprintf("%s already has this content (%s); nothing was written.", rel, plural(lineCount(cur), "line"))}, nil
 		}
 	}
-	res, diags, err := commit(ctx, ed, reads, "write_file", c, nil)
+	res, diags, err := commit(ctx, ed, reads, "write_file", c, nil, false)
 	if res != nil || err != nil {
 		return deref(res), err
 	}
