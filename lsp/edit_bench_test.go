@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -85,18 +86,42 @@ func scattered(text string) string {
 // BenchmarkWriteFileEdit turns a write_file of a 100,000-line open
 // document with 100 scattered changes into its WorkspaceEdit (line diff,
 // character refinement, positions), beside go-diff's line mode alone. It
-// reports the bytes allocated per byte of the file.
+// reports the bytes allocated per byte of the file. go_source does the
+// same on real code, Go's net/http sources end to end (shorter lines, so
+// more of them per byte).
 func BenchmarkWriteFileEdit(b *testing.B) {
-	_, ws, text := benchDoc(b)
+	s, ws, text := benchDoc(b)
+	benchWriteFile(b, ws, "big.go", text)
+	b.Run("go_source", func(b *testing.B) {
+		files, err := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+		if err != nil || len(files) == 0 {
+			b.Skip("no Go sources in GOROOT")
+		}
+		var sb strings.Builder
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sb.Write(data)
+		}
+		abs := filepath.Join(ws.Root(), "http.go")
+		s.docs.open("file://"+abs, abs, 1, sb.String())
+		benchWriteFile(b, ws, "http.go", sb.String())
+	})
+}
+
+// benchWriteFile is BenchmarkWriteFileEdit on the open document rel.
+func benchWriteFile(b *testing.B, ws *Workspace, rel, text string) {
 	next := scattered(text)
 	b.Run("ours", func(b *testing.B) {
-		c := tools.Change{Path: "big.go", Old: []byte(text), New: []byte(next)}
-		abs := filepath.Join(ws.Root(), "big.go")
+		c := tools.Change{Path: rel, Old: []byte(text), New: []byte(next)}
+		abs := filepath.Join(ws.Root(), rel)
 		b.ReportAllocs()
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		for b.Loop() {
-			p, _, err := ws.buildEdit(context.Background(), "big.go", abs, c)
+			p, _, err := ws.buildEdit(context.Background(), rel, abs, c)
 			if err != nil || len(p.Edit.DocumentChanges) != 1 {
 				b.Fatal(err)
 			}

@@ -29,23 +29,31 @@ const smallGap = 32
 
 var seed = maphash.MakeSeed()
 
-// lines indexes one text: the start of each line, and a hash of it.
+// hashMask keeps all of a line's hash; a test narrows it to make
+// distinct lines collide.
+var hashMask = ^uint32(0)
+
+// lines indexes one text: the start of each line, and a hash of it. The
+// hashes are 32 bits, 8 bytes a line with its start, since a file of
+// short lines has many: two equal hashes are compared by bytes, so a
+// collision costs at most an anchor.
 type lines struct {
 	text  []byte
 	start []int32 // len(hash)+1 entries; the last is len(text)
-	hash  []uint64
+	hash  []uint32
 }
 
 func split(text []byte) lines {
 	n := bytes.Count(text, nl) + 1
-	l := lines{text: text, start: make([]int32, 0, n+1), hash: make([]uint64, 0, n)}
+	l := lines{text: text, start: make([]int32, 0, n+1), hash: make([]uint32, 0, n)}
 	for pos := 0; pos < len(text); {
 		end := len(text)
 		if i := bytes.IndexByte(text[pos:], '\n'); i >= 0 {
 			end = pos + i + 1
 		}
 		l.start = append(l.start, int32(pos))
-		l.hash = append(l.hash, maphash.Bytes(seed, text[pos:end]))
+		h := maphash.Bytes(seed, text[pos:end])
+		l.hash = append(l.hash, uint32(h^h>>32)&hashMask)
 		pos = end
 	}
 	l.start = append(l.start, int32(len(text)))
@@ -59,6 +67,9 @@ func (l *lines) line(i int) []byte { return l.text[l.start[i]:l.start[i+1]] }
 type differ struct {
 	a, b  lines
 	hunks []lineHunk
+	// table is uniqueAnchors' hash table, made for the first (largest)
+	// gap and reused by the gaps inside it.
+	table []slot
 	// work counts the lines the anchor searches have read; past budget
 	// the gaps left are replaced whole, so that no input (say, one built
 	// so that every level finds a single anchor) costs quadratic time.
@@ -141,7 +152,7 @@ type anchor struct{ a, b int32 }
 // slot is an entry of uniqueAnchors' hash table: a line hash of a (0:
 // empty), where it last occurs, and its counts in a and b (saturating).
 type slot struct {
-	key    uint64
+	key    uint32
 	ia     int32
 	ca, cb uint16
 }
@@ -155,12 +166,16 @@ func (d *differ) uniqueAnchors(a0, a1, b0, b1 int) []anchor {
 	for size < (a1-a0)*4/3+1 {
 		size <<= 1
 	}
-	table := make([]slot, size)
-	mask := uint64(size - 1)
+	if cap(d.table) < size {
+		d.table = make([]slot, size)
+	}
+	table := d.table[:size]
+	clear(table)
+	mask := uint32(size - 1)
 	// find returns the slot of h, or the empty slot where it goes (nil
 	// when !insert). 0 marks an empty slot, so hashes are made odd; a
 	// collision only costs an anchor.
-	find := func(h uint64, insert bool) *slot {
+	find := func(h uint32, insert bool) *slot {
 		h |= 1
 		for i := h & mask; ; i = (i + 1) & mask {
 			s := &table[i]

@@ -225,3 +225,29 @@ func BenchmarkLineDiff100(b *testing.B) {
 		}
 	})
 }
+
+// TestDiffCollisions diffs random edits with line hashes narrowed to two
+// bits, so that most distinct lines collide: the hunks must still turn a
+// into b exactly (equal hashes are compared by bytes; a collision may
+// cost an anchor, never a wrong hunk). Not parallel: it narrows the hash
+// of the whole package while it runs.
+func TestDiffCollisions(t *testing.T) {
+	hashMask = 3
+	defer func() { hashMask = ^uint32(0) }()
+	r := rand.New(rand.NewPCG(11, 12))
+	words := []string{"a\n", "b\n", "c\n", "d\n", "e\n", "}\n", "\n", "x", "func f() {\n"}
+	for i := range 2000 {
+		var sb strings.Builder
+		for range r.IntN(200) {
+			sb.WriteString(words[r.IntN(len(words))])
+		}
+		a := sb.String()
+		b := mutate(r, a, 1+r.IntN(8))
+		if i%5 == 0 {
+			b = a + b // long enough for the anchor search
+		}
+		if got := apply(t, a, b, Diff([]byte(a), []byte(b))); got != b {
+			t.Fatalf("%q → %q: got %q", a, b, got)
+		}
+	}
+}
