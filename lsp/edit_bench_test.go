@@ -13,6 +13,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 	"go.lsp.dev/protocol"
 
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -93,7 +94,7 @@ func BenchmarkWriteFileEdit(b *testing.B) {
 	s, ws, text := benchDoc(b)
 	benchWriteFile(b, ws, "big.go", text)
 	b.Run("go_source", func(b *testing.B) {
-		files, err := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+		files, err := filepath.Glob(filepath.Join(proctest.GoRoot(), "src", "net", "http", "*.go"))
 		if err != nil || len(files) == 0 {
 			b.Skip("no Go sources in GOROOT")
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // ignoreTree is a workspace exercising .gitignore rules: nested files,
@@ -220,7 +222,7 @@ func TestWalkMatchesRipgrep(t *testing.T) {
 	if err != nil {
 		t.Skip("rg is not on PATH")
 	}
-	src := filepath.Join(goRoot(), "src")
+	src := filepath.Join(proctest.GoRoot(), "src")
 	cmd := exec.Command(rg, "--files", "--hidden", "--no-require-git")
 	cmd.Dir = src
 	out, err := cmd.Output()

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // dfaPatterns exercise each kind of instruction and empty-width
@@ -155,8 +156,8 @@ func TestLineDFAManyRunes(t *testing.T) {
 // (real text: tabs, comments, UTF-8, long lines).
 func TestLineDFAGoSource(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob(filepath.Join(goRoot(), "src", "unicode", "*", "*.go"))
-	more, _ := filepath.Glob(filepath.Join(goRoot(), "src", "strings", "*.go"))
+	files, _ := filepath.Glob(filepath.Join(proctest.GoRoot(), "src", "unicode", "*", "*.go"))
+	more, _ := filepath.Glob(filepath.Join(proctest.GoRoot(), "src", "strings", "*.go"))
 	files = append(files, more...)
 	if len(files) < 10 {
 		t.Fatalf("only %d files under GOROOT", len(files))

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 func grepText(t *testing.T, ws Workspace, p GrepParams) string {
@@ -273,7 +275,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 	if err != nil {
 		t.Skip("rg is not on PATH")
 	}
-	src := filepath.Join(goRoot(), "src", "regexp")
+	src := filepath.Join(proctest.GoRoot(), "src", "regexp")
 	ws, err := NewDiskWorkspace(src)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // bigIgnore is a .gitignore of the size real projects have (GitHub's Go,
@@ -110,7 +112,7 @@ Thumbs.db
 // BenchmarkIgnoreMatch measures the .gitignore check alone over every path
 // of Go's source tree, with the rules above.
 func BenchmarkIgnoreMatch(b *testing.B) {
-	src := filepath.Join(goRoot(), "src")
+	src := filepath.Join(proctest.GoRoot(), "src")
 	ws, err := NewDiskWorkspace(src)
 	if err != nil {
 		b.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // Benchmarks over Go's own source tree, each beside ripgrep when rg is on
@@ -33,7 +35,7 @@ var benchGrep = []struct {
 }
 
 func goSrc(b *testing.B) string {
-	src := filepath.Join(goRoot(), "src")
+	src := filepath.Join(proctest.GoRoot(), "src")
 	return src
 }
 

@@ -1,4 +1,4 @@
-package tools
+package proctest
 
 import (
 	"os/exec"
@@ -7,10 +7,10 @@ import (
 	"sync"
 )
 
-// goRoot is the Go tree the search tests and benchmarks walk: `go env
+// GoRoot is the Go tree tests and benchmarks read sources from: `go env
 // GOROOT` of the go on PATH (runtime.GOROOT is where the test binary was
 // built, deprecated for this), else the build's.
-var goRoot = sync.OnceValue(func() string {
+var GoRoot = sync.OnceValue(func() string {
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		if root := strings.TrimSpace(string(out)); root != "" {
 			return root
