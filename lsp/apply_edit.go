@@ -81,7 +81,14 @@ func (w *Workspace) expectEdit(abs string, p *protocol.ApplyWorkspaceEditParams,
 		return
 	}
 	if te, ok := p.Edit.DocumentChanges[0].(*protocol.TextDocumentEdit); ok && te.TextDocument.Version != nil {
-		w.docs.expect(abs, *te.TextDocument.Version, unsafe.String(unsafe.SliceData(c.New), len(c.New)))
+		want := sentEdit{text: unsafe.String(unsafe.SliceData(c.New), len(c.New))}
+		if len(c.Replacements) > 0 {
+			// The tool built New from Old with these (str_replace):
+			// the didChange that sends them back on Old itself (read
+			// in place) gives New without comparing it.
+			want.base, want.spans = unsafe.String(unsafe.SliceData(c.Old), len(c.Old)), spans(c)
+		}
+		w.docs.expect(abs, *te.TextDocument.Version, want)
 	}
 }
 

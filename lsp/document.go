@@ -14,10 +14,10 @@ type document struct {
 	version int32
 	text    string
 	mapper  *Mapper // lazily built for text
-	// want is the text an edit this server sent gives this version: the
+	// want is what an edit this server sent gives this version: the
 	// tool's result, for the next didChange to keep instead of building
 	// the same text again (see splice). Any change clears it.
-	want string
+	want sentEdit
 }
 
 // mapperFor returns the line index of the current text.
@@ -101,7 +101,7 @@ func (s *store) change(enc Encoding, uri string, version int32, changes []conten
 		return fmt.Errorf("didChange for %s, which is not open", uri)
 	}
 	want := d.want
-	d.want = ""
+	d.want = sentEdit{}
 	d.apply(enc, changes, want)
 	d.version = version
 	s.bump()
@@ -109,12 +109,12 @@ func (s *store) change(enc Encoding, uri string, version int32, changes []conten
 }
 
 // expect notes that the next didChange of the document at path, from
-// version from, should give text: an edit this server is sending.
-func (s *store) expect(path string, from int32, text string) {
+// version from, should give want.text: an edit this server is sending.
+func (s *store) expect(path string, from int32, want sentEdit) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.path[path]; ok && d.version == from {
-		d.want = text
+		d.want = want
 	}
 }
 

@@ -13,7 +13,7 @@ func BenchmarkDidChange20MiB(b *testing.B) {
 	d := &document{text: strings.Repeat(line, 20<<20/len(line)+1)}
 	r := &Range{Start: Position{Line: 100000}, End: Position{Line: 100000, Character: 1}}
 	for i := 0; i < b.N; i++ {
-		d.apply(UTF16, []contentChange{{Range: r, Text: "y"}}, "")
+		d.apply(UTF16, []contentChange{{Range: r, Text: "y"}}, sentEdit{})
 	}
 }
 
@@ -38,7 +38,7 @@ func BenchmarkDidChange100Edits(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			d := &document{text: text, mapper: m}
-			d.apply(UTF16, changes, "")
+			d.apply(UTF16, changes, sentEdit{})
 		}
 	})
 	b.Run("direct", func(b *testing.B) {

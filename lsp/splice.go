@@ -3,31 +3,50 @@ package lsp
 import (
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Replace returns the mapper of the text with [start, end) replaced by
 // repl.
 func (m *Mapper) Replace(start, end int, repl string) *Mapper {
-	return m.splice([]span{{start, end, repl}}, "")
+	return m.splice([]span{{start, end, repl}}, sentEdit{})
+}
+
+// sentEdit is what the didChange reporting an edit this server sent is
+// expected to give: text, the tool's result (Change.New). When the tool
+// vouches that text is base with spans applied (a Change with
+// Replacements: New is Old with them applied), base is Old's memory and
+// spans are those replacements.
+type sentEdit struct {
+	text  string
+	base  string
+	spans []span
+}
+
+// vouched reports whether text with spans applied is e.text by the tool's
+// word: text is the very memory e.base is (an open document's text never
+// changes, nor does Change.Old), and the spans are e's.
+func (e sentEdit) vouched(text string, spans []span) bool {
+	return len(e.base) > 0 && len(e.base) == len(text) && unsafe.StringData(e.base) == unsafe.StringData(text) && slices.Equal(spans, e.spans)
 }
 
 // splice returns the mapper of the text with spans (sorted by start,
 // non-overlapping) replaced, in one pass: the text is copied once, not
 // once per span, and the line index is updated, not rebuilt (texts with
 // \r are re-indexed whole: a \r\n pair may form or split at the seams).
-// When want is the text the spans give, checked byte for byte, want's
-// memory becomes the text and nothing is copied: an edit this server sent
-// comes back as a didChange, and the tool that made it already holds the
-// result.
-func (m *Mapper) splice(spans []span, want string) *Mapper {
+// When want.text is the text the spans give, vouched for by the tool or
+// else checked byte for byte, its memory becomes the text and nothing is
+// copied: an edit this server sent comes back as a didChange, and the
+// tool that made it already holds the result.
+func (m *Mapper) splice(spans []span, want sentEdit) *Mapper {
 	size := len(m.text)
 	cr := m.cr
 	for _, s := range spans {
 		size += len(s.Text) - (s.End - s.Start)
 		cr = cr || strings.IndexByte(s.Text, '\r') >= 0
 	}
-	text := want
-	if len(want) != size || !splicedIs(m.text, spans, want) {
+	text := want.text
+	if len(text) != size || !(want.vouched(m.text, spans) || splicedIs(m.text, spans, text)) {
 		var b strings.Builder
 		b.Grow(size) // not zeroed, unlike make
 		last := 0
@@ -89,11 +108,11 @@ func splicedIs(old string, spans []span, want string) bool {
 // Position gives back, not clamped) means the same offset. (Not so in a
 // text with \r: a \r before a change may pair with a \n it inserts, and
 // line starts move. Such changes are applied one by one.) want, when
-// set, is the text the changes are expected to give (see splice).
-func (d *document) apply(enc Encoding, changes []contentChange, want string) {
+// set, is what the changes are expected to give (see splice).
+func (d *document) apply(enc Encoding, changes []contentChange, want sentEdit) {
 	var run []span // last first
 	var base *Mapper
-	flush := func(want string) {
+	flush := func(want sentEdit) {
 		if len(run) > 0 {
 			slices.Reverse(run)
 			d.mapper = base.splice(run, want)
@@ -103,7 +122,7 @@ func (d *document) apply(enc Encoding, changes []contentChange, want string) {
 	}
 	for _, c := range changes {
 		if c.Range == nil {
-			flush("")
+			flush(sentEdit{})
 			d.text, d.mapper = c.Text, nil
 			continue
 		}
@@ -113,7 +132,7 @@ func (d *document) apply(enc Encoding, changes []contentChange, want string) {
 				run = append(run, s)
 				continue
 			}
-			flush("")
+			flush(sentEdit{})
 		}
 		base = d.mapperFor()
 		start, end := base.Offset(enc, c.Range.Start), base.Offset(enc, c.Range.End)

@@ -63,7 +63,7 @@ func checkApply(t *testing.T, text string, changes []contentChange) {
 	want := oneByOne(UTF16, text, changes)
 	for _, sent := range []string{"", want, strings.Repeat("?", len(want))} {
 		d := &document{text: text}
-		d.apply(UTF16, changes, sent)
+		d.apply(UTF16, changes, sentEdit{text: sent})
 		if d.text != want {
 			t.Fatalf("apply(%q, %s) = %q, want %q", text, describeChanges(changes), d.text, want)
 		}
@@ -136,7 +136,7 @@ func TestDidChangeKeepsSentText(t *testing.T) {
 
 	s := newStore()
 	s.open(uri, path, 1, text)
-	s.expect(path, 1, sent)
+	s.expect(path, 1, sentEdit{text: sent})
 	if err := s.change(UTF16, uri, 2, edit); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestDidChangeKeepsSentText(t *testing.T) {
 	// The user typed first: the edit's didChange no longer gives the sent
 	// text, and the expectation is gone with the first change.
 	s.open(uri, path, 1, text)
-	s.expect(path, 1, sent)
+	s.expect(path, 1, sentEdit{text: sent})
 	typed := []contentChange{{Range: &Range{Start: Position{Line: 0}, End: Position{Line: 0}}, Text: "x"}}
 	if err := s.change(UTF16, uri, 2, typed); err != nil {
 		t.Fatal(err)
@@ -161,11 +161,51 @@ func TestDidChangeKeepsSentText(t *testing.T) {
 
 	// Expected from another version: not kept.
 	s.open(uri, path, 5, text)
-	s.expect(path, 4, sent)
+	s.expect(path, 4, sentEdit{text: sent})
 	if err := s.change(UTF16, uri, 6, edit); err != nil {
 		t.Fatal(err)
 	}
 	if d, _ := s.byPath(path); d.text != result || same(d.text, sent) {
 		t.Fatal("an expectation for another version was used")
+	}
+}
+
+// TestDidChangeVouchedEdit: an edit the tool vouches for (New is Old with
+// its replacements applied) is kept without comparing only when the
+// didChange sends exactly those spans back on Old's own memory; a copy of
+// the text, or other spans, and the text is built or checked as usual.
+// A deliberately wrong text shows which path was taken.
+func TestDidChangeVouchedEdit(t *testing.T) {
+	t.Parallel()
+	const uri, path = "file:///w/a.txt", "/w/a.txt"
+	text := strings.Repeat("one line of text\n", 1000)
+	edit := []contentChange{{Range: &Range{Start: Position{Line: 10, Character: 4}, End: Position{Line: 10, Character: 8}}, Text: "LINE"}}
+	sentSpans := []span{{10*17 + 4, 10*17 + 8, "LINE"}}
+	result := oneByOne(UTF16, text, edit)
+	wrong := strings.Repeat("?", len(result)) // what no didChange gives
+
+	run := func(open string, want sentEdit, changes []contentChange) string {
+		s := newStore()
+		s.open(uri, path, 1, open)
+		s.expect(path, 1, want)
+		if err := s.change(UTF16, uri, 2, changes); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := s.byPath(path)
+		return d.text
+	}
+	if got := run(text, sentEdit{text: wrong, base: text, spans: sentSpans}, edit); got != wrong {
+		t.Fatal("a vouched edit on its own memory was compared")
+	}
+	if got := run(strings.Clone(text), sentEdit{text: wrong, base: text, spans: sentSpans}, edit); got != result {
+		t.Fatalf("a vouched edit was trusted on a copy of its text: %.40q", got)
+	}
+	other := []contentChange{{Range: &Range{Start: Position{Line: 10, Character: 4}, End: Position{Line: 10, Character: 8}}, Text: "LIME"}}
+	if got := run(text, sentEdit{text: wrong, base: text, spans: sentSpans}, other); got != oneByOne(UTF16, text, other) {
+		t.Fatalf("a vouched edit was trusted for other spans: %.40q", got)
+	}
+	sent := string([]byte(result))
+	if got := run(text, sentEdit{text: sent, base: text, spans: sentSpans}, edit); got != result || unsafe.StringData(got) != unsafe.StringData(sent) {
+		t.Fatal("a vouched edit's text was not kept")
 	}
 }
