@@ -99,7 +99,7 @@ var Rows = []Row{
 		Ours:   Bench{Pkg: tools, Name: "BenchmarkStrReplace100k/line_87654/tool", Times: 50},
 		Anchor: Bench{Pkg: tools, Name: "BenchmarkStrReplace100k/line_87654/direct", Times: 50}, Max: 1.5},
 	{Name: "str_replace through the server (no transport) vs strings.Index + splice, edit at line 12", Serves: "edit in the buffer", Rounds: 9,
-		Note:   "The tool reads the open document in place (its string's memory, read-only) and builds the new text once, as the direct splice does; the didChange that reports the edit keeps that text as the document's after comparing it byte for byte, instead of building it again. What is left over the direct splice is the uniqueness search over the whole file (the direct search stops at the match), that comparison, the line index's update and the staleness fingerprint.",
+		Note:   "The tool reads the open document in place (its string's memory, read-only) and builds the new text once, as the direct splice does; the didChange that reports the edit keeps that text as the document's, instead of building it again, without comparing it when it sends back the very replacements on the very text the tool read (New is Old with them applied). The staleness check finds the tool's own last text in the document without hashing it. What is left over the direct splice is the uniqueness search over the whole file (the direct search stops at the match) and the line index's update.",
 		Ours:   Bench{Pkg: lsp, Name: "BenchmarkStrReplaceLSP/line_12", Times: 50},
 		Anchor: Bench{Pkg: tools, Name: "BenchmarkStrReplace100k/line_12/direct", Times: 50}, Max: 1.5},
 	{Name: "str_replace through the server (no transport) vs strings.Index + splice, edit at line 87,654", Serves: "edit in the buffer", Rounds: 9,
