@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // gitOutside runs git in dir as the user's shell or editor would, outside
@@ -44,7 +46,7 @@ func newRepo(t *testing.T, home, dir string) {
 // command) must execute none of it, and ordinary git inside keeps working.
 func TestGitControlFilesStayReadOnly(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		proctest.Need(t, "git", "scripts/test installs it (Debian package git)")
 	}
 	for _, b := range confined {
 		t.Run(string(b), func(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // confined are the backends every confinement test runs against.
@@ -27,7 +29,7 @@ func newSandbox(t *testing.T, b Backend, opts Options) *Sandbox {
 		}
 	case BackendBwrap:
 		if p.BwrapPath == "" {
-			t.Skip("bwrap not installed (Debian package bubblewrap)")
+			proctest.Need(t, "bwrap", "scripts/test installs it (Debian package bubblewrap)")
 		}
 	}
 	if opts.Workspace == "" {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 )
 
 // TestSecretsHidden puts canaries in every credential store of a fake
@@ -83,7 +85,7 @@ func TestSecretsHidden(t *testing.T) {
 // files and git init + commit stay.
 func TestMissingProtectedPathsCannotBeCreated(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		proctest.Need(t, "git", "scripts/test installs it (Debian package git)")
 	}
 	for _, b := range confined {
 		t.Run(string(b), func(t *testing.T) {

@@ -99,7 +99,7 @@ func TestGlobGitignoreMatchesGit(t *testing.T) {
 
 	git, err := exec.LookPath("git")
 	if err != nil {
-		t.Skip("git is not on PATH: no comparison with git")
+		proctest.Need(t, "git", "scripts/test installs it (Debian package git)")
 	}
 	os.RemoveAll(filepath.Join(dir, ".git"))
 	gitDir := filepath.Join(t.TempDir(), "gitdir")
@@ -220,7 +220,7 @@ func TestWalkMatchesRipgrep(t *testing.T) {
 	t.Parallel()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
-		t.Skip("rg is not on PATH")
+		proctest.Need(t, "rg", "scripts/test installs it (Debian package ripgrep)")
 	}
 	src := filepath.Join(proctest.GoRoot(), "src")
 	cmd := exec.Command(rg, "--files", "--hidden", "--no-require-git")

@@ -273,7 +273,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 	t.Parallel()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
-		t.Skip("rg is not on PATH")
+		proctest.Need(t, "rg", "scripts/test installs it (Debian package ripgrep)")
 	}
 	src := filepath.Join(proctest.GoRoot(), "src", "regexp")
 	ws, err := NewDiskWorkspace(src)
