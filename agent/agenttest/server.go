@@ -82,6 +82,7 @@ type Server struct {
 	next     func(ChatRequest) Reply
 	requests []ChatRequest
 	modelIDs []string
+	arrived  chan struct{} // closed when the first chat request is recorded
 }
 
 // NewServer starts a server that answers with replies in order. Requests
@@ -91,7 +92,7 @@ func NewServer(replies ...Reply) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ln: ln, replies: replies, URL: "http://" + ln.Addr().String() + "/v1", modelIDs: []string{"scripted"}}
+	s := &Server{ln: ln, replies: replies, URL: "http://" + ln.Addr().String() + "/v1", modelIDs: []string{"scripted"}, arrived: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.chat)
 	mux.HandleFunc("/v1/models", s.models)
@@ -116,6 +117,13 @@ func (s *Server) SetModels(ids ...string) {
 	defer s.mu.Unlock()
 	s.modelIDs = append([]string(nil), ids...)
 }
+
+// Arrived is closed once the first chat request has been received, before
+// it is answered. A test that must act while a run waits on the model
+// (cancel it, disconnect) waits on this rather than swapping in a SetFunc
+// after starting the run: the request may already have been taken from the
+// script by then.
+func (s *Server) Arrived() <-chan struct{} { return s.arrived }
 
 // Requests returns the chat requests received so far.
 func (s *Server) Requests() []ChatRequest {
@@ -159,6 +167,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	req.Header = r.Header.Clone()
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	if len(s.requests) == 1 {
+		close(s.arrived)
+	}
 	var rep Reply
 	ok := true
 	switch {

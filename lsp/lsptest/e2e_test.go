@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
 	"github.com/agent-lsp/agent-lsp/harness"
@@ -165,16 +166,11 @@ func TestDisconnectCancelsRuns(t *testing.T) {
 	// Serve returned, which means every run finished (it waits for them).
 }
 
-// awaitModel waits until the model server has received a request.
+// awaitModel waits until the model server has received a request; its
+// scripted reply is still in its delay.
 func awaitModel(t *testing.T, m *agenttest.Server) {
 	t.Helper()
-	got := make(chan struct{})
-	var once sync.Once
-	m.SetFunc(func(agenttest.ChatRequest) agenttest.Reply {
-		once.Do(func() { close(got) })
-		return agenttest.Reply{Text: "late", Delay: "30s"}
-	})
-	<-got
+	<-m.Arrived()
 }
 
 func TestApplyEditVersionAndUTF16(t *testing.T) {
@@ -322,15 +318,24 @@ func TestApproverAnswers(t *testing.T) {
 
 func TestApproverTimeoutDenies(t *testing.T) {
 	t.Parallel()
+	withdrawn := make(chan struct{})
 	e := lsptest.Connect(t, nil, lsptest.Options{
 		InitOptions: map[string]any{"approvalTimeout": "50ms"},
 		OnShowMessageRequest: func(ctx context.Context, e *lsptest.Env, p json.RawMessage) any {
 			<-ctx.Done() // never answers; the server withdraws the prompt
+			close(withdrawn)
 			return nil
 		}})
 	got, err := e.Server.Approver().Approve(context.Background(), harness.ApprovalRequest{Tool: "bash", Subject: "make"})
 	if err != nil || got != harness.Deny {
 		t.Fatalf("got %v %v", got, err)
+	}
+	// The editor is told to take the prompt down: $/cancelRequest for it.
+	e.Await(func(n lsptest.Notification) bool { return n.Method == "$/cancelRequest" })
+	select {
+	case <-withdrawn:
+	case <-time.After(lsptest.Timeout):
+		t.Fatal("the $/cancelRequest did not name the prompt")
 	}
 }
 

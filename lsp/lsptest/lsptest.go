@@ -72,6 +72,12 @@ type Env struct {
 
 	serveDone chan int
 	exit      int
+	// hctx outlives every call of the server's the editor is still
+	// answering; inflight cancels one when the server sends
+	// $/cancelRequest for it, as an editor takes a prompt down.
+	hctx     context.Context
+	inMu     sync.Mutex
+	inflight map[jsonrpc2.ID]context.CancelFunc
 
 	mu       sync.Mutex
 	notes    []Notification
@@ -119,8 +125,13 @@ func Connect(t testing.TB, files map[string]string, opts ...Options) *Env {
 	go func() { e.serveDone <- e.Server.Serve(context.Background(), sc) }()
 	e.pipe = cc
 	e.Conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(cc), jsonrpc2.WithCodec(codec{}))
+	hctx, stop := context.WithCancel(context.Background())
+	e.hctx, e.inflight = hctx, map[jsonrpc2.ID]context.CancelFunc{}
 	e.Conn.Go(context.Background(), e.handle)
-	t.Cleanup(func() { e.Close() })
+	// After the server is gone no call of its can be answered: release
+	// handlers still waiting (a prompt nobody answers) so none outlives
+	// the test.
+	t.Cleanup(func() { e.Close(); stop() })
 
 	caps := o.Capabilities
 	if caps == nil {
@@ -339,6 +350,9 @@ func (e *Env) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	params := json.RawMessage(append([]byte(nil), req.Params()...))
 	if !req.IsCall() {
 		e.record(func() { e.notes = append(e.notes, Notification{method, params}) })
+		if method == "$/cancelRequest" {
+			e.cancelIn(params)
+		}
 		return nil, nil
 	}
 	e.record(func() { e.requests = append(e.requests, Request{method, params}) })
@@ -353,25 +367,78 @@ func (e *Env) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		}
 		return e.ApplyEdit(p), nil
 	case "window/showMessageRequest":
-		jsonrpc2.Async(ctx)
+		rctx, done := e.detach(ctx, req)
+		defer done()
 		if e.opts.OnShowMessageRequest != nil {
-			return e.opts.OnShowMessageRequest(ctx, e, params), nil
+			return e.opts.OnShowMessageRequest(rctx, e, params), nil
 		}
 		return nil, nil
 	case "agent/approve":
-		jsonrpc2.Async(ctx)
+		rctx, done := e.detach(ctx, req)
+		defer done()
 		var p lsp.ApproveParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, err
 		}
 		if e.opts.OnApprove != nil {
-			return e.opts.OnApprove(ctx, e, p), nil
+			return e.opts.OnApprove(rctx, e, p), nil
 		}
 		return nil, nil
 	case "window/workDoneProgress/create", "agent/saveDocuments":
 		return nil, nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: %s", method)
+}
+
+// detach releases the read loop for a call the test answers at its own
+// pace and returns the context $/cancelRequest cancels. It is derived from
+// hctx, not from the request's context: jsonrpc2 pools that one, and a
+// context.WithCancel on it can outlive the request (the race detector
+// catches its propagation goroutine reading a recycled request).
+func (e *Env) detach(ctx context.Context, req *jsonrpc2.Request) (context.Context, func()) {
+	id := req.ID()
+	if s, ok := id.StringValue(); ok {
+		id = jsonrpc2.NewStringID(strings.Clone(s)) // borrowed from the frame
+	}
+	rctx, cancel := context.WithCancel(e.hctx)
+	e.inMu.Lock()
+	e.inflight[id] = cancel
+	e.inMu.Unlock()
+	jsonrpc2.Async(ctx)
+	return rctx, func() {
+		e.inMu.Lock()
+		delete(e.inflight, id)
+		e.inMu.Unlock()
+		cancel()
+	}
+}
+
+// cancelIn handles $/cancelRequest: the call it names, if still being
+// answered, sees its context cancelled.
+func (e *Env) cancelIn(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	var id jsonrpc2.ID
+	var n int64
+	var str string
+	switch {
+	case json.Unmarshal(p.ID, &n) == nil:
+		id = jsonrpc2.NewNumberID(n)
+	case json.Unmarshal(p.ID, &str) == nil:
+		id = jsonrpc2.NewStringID(str)
+	default:
+		return
+	}
+	e.inMu.Lock()
+	cancel := e.inflight[id]
+	e.inMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 type testWriter struct{ t testing.TB }
