@@ -9,20 +9,8 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// The wire: request ids, params decoding, the codec and the stream that
+// The wire: params decoding, the codec and the stream that
 // survives malformed frames.
-
-func parseID(raw json.RawMessage) (jsonrpc2.ID, error) {
-	var n int64
-	if err := json.Unmarshal(raw, &n); err == nil {
-		return jsonrpc2.NewNumberID(n), nil
-	}
-	var str string
-	if err := json.Unmarshal(raw, &str); err == nil {
-		return jsonrpc2.NewStringID(str), nil
-	}
-	return jsonrpc2.ID{}, errors.New("bad request id")
-}
 
 // decode unmarshals params; a missing or null params decodes as {}.
 func decode(params json.RawMessage, v any) error {

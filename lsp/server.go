@@ -24,6 +24,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/lsp/internal/inflight"
 	"go.lsp.dev/protocol"
 )
 
@@ -74,7 +75,7 @@ type Server struct {
 	approver    *Approver
 	sessions    map[string]*session
 	progress    map[string]context.CancelFunc // work-done tokens of running runs
-	inflight    map[jsonrpc2.ID]context.CancelFunc
+	calls       inflight.Calls                // requests answered off the read loop
 	nextID      atomic.Int64
 }
 
@@ -97,7 +98,6 @@ func New(opts Options) *Server {
 		parentGone: make(chan struct{}),
 		sessions:   make(map[string]*session),
 		progress:   make(map[string]context.CancelFunc),
-		inflight:   make(map[jsonrpc2.ID]context.CancelFunc),
 	}
 	s.c = &client{}
 	s.log = slog.New(&logHandler{c: s.c, text: slog.NewTextHandler(opts.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})})
@@ -233,23 +233,7 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 		return nil
 	}
 	if method == protocol.MethodCancelRequest {
-		var p struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if err := decode(params, &p); err != nil {
-			return err
-		}
-		id, err := parseID(p.ID)
-		if err != nil {
-			return err
-		}
-		s.mu.Lock()
-		cancel := s.inflight[id]
-		s.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
-		return nil
+		return s.calls.Cancel(params)
 	}
 	s.mu.Lock()
 	initialized := s.initialized
@@ -298,17 +282,5 @@ type reqIDKey struct{}
 // retained. Call done when the request ends.
 func (s *Server) detach(ctx context.Context) (context.Context, func()) {
 	id, _ := ctx.Value(reqIDKey{}).(jsonrpc2.ID)
-	rctx, cancel := context.WithCancel(s.ctx)
-	// Registered before the read loop moves on, so a $/cancelRequest that
-	// follows right behind the request finds it.
-	s.mu.Lock()
-	s.inflight[id] = cancel
-	s.mu.Unlock()
-	jsonrpc2.Async(ctx)
-	return rctx, func() {
-		s.mu.Lock()
-		delete(s.inflight, id)
-		s.mu.Unlock()
-		cancel()
-	}
+	return s.calls.Detach(s.ctx, ctx, id)
 }

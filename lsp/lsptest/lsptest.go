@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/lsp"
+	"github.com/agent-lsp/agent-lsp/lsp/internal/inflight"
 )
 
 // Timeout bounds every wait of the fake editor.
@@ -73,11 +74,10 @@ type Env struct {
 	serveDone chan int
 	exit      int
 	// hctx outlives every call of the server's the editor is still
-	// answering; inflight cancels one when the server sends
-	// $/cancelRequest for it, as an editor takes a prompt down.
-	hctx     context.Context
-	inMu     sync.Mutex
-	inflight map[jsonrpc2.ID]context.CancelFunc
+	// answering; calls cancels one when the server sends $/cancelRequest
+	// for it, as an editor takes a prompt down.
+	hctx  context.Context
+	calls inflight.Calls
 
 	mu       sync.Mutex
 	notes    []Notification
@@ -126,7 +126,7 @@ func Connect(t testing.TB, files map[string]string, opts ...Options) *Env {
 	e.pipe = cc
 	e.Conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(cc), jsonrpc2.WithCodec(codec{}))
 	hctx, stop := context.WithCancel(context.Background())
-	e.hctx, e.inflight = hctx, map[jsonrpc2.ID]context.CancelFunc{}
+	e.hctx = hctx
 	e.Conn.Go(context.Background(), e.handle)
 	// After the server is gone no call of its can be answered: release
 	// handlers still waiting (a prompt nobody answers) so none outlives
@@ -351,7 +351,7 @@ func (e *Env) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if !req.IsCall() {
 		e.record(func() { e.notes = append(e.notes, Notification{method, params}) })
 		if method == "$/cancelRequest" {
-			e.cancelIn(params)
+			_ = e.calls.Cancel(params) // a bad id leaves the prompt up: TestApproverTimeoutDenies
 		}
 		return nil, nil
 	}
@@ -367,14 +367,14 @@ func (e *Env) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		}
 		return e.ApplyEdit(p), nil
 	case "window/showMessageRequest":
-		rctx, done := e.detach(ctx, req)
+		rctx, done := e.calls.Detach(e.hctx, ctx, req.ID())
 		defer done()
 		if e.opts.OnShowMessageRequest != nil {
 			return e.opts.OnShowMessageRequest(rctx, e, params), nil
 		}
 		return nil, nil
 	case "agent/approve":
-		rctx, done := e.detach(ctx, req)
+		rctx, done := e.calls.Detach(e.hctx, ctx, req.ID())
 		defer done()
 		var p lsp.ApproveParams
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -388,57 +388,6 @@ func (e *Env) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		return nil, nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: %s", method)
-}
-
-// detach releases the read loop for a call the test answers at its own
-// pace and returns the context $/cancelRequest cancels. It is derived from
-// hctx, not from the request's context: jsonrpc2 pools that one, and a
-// context.WithCancel on it can outlive the request (the race detector
-// catches its propagation goroutine reading a recycled request).
-func (e *Env) detach(ctx context.Context, req *jsonrpc2.Request) (context.Context, func()) {
-	id := req.ID()
-	if s, ok := id.StringValue(); ok {
-		id = jsonrpc2.NewStringID(strings.Clone(s)) // borrowed from the frame
-	}
-	rctx, cancel := context.WithCancel(e.hctx)
-	e.inMu.Lock()
-	e.inflight[id] = cancel
-	e.inMu.Unlock()
-	jsonrpc2.Async(ctx)
-	return rctx, func() {
-		e.inMu.Lock()
-		delete(e.inflight, id)
-		e.inMu.Unlock()
-		cancel()
-	}
-}
-
-// cancelIn handles $/cancelRequest: the call it names, if still being
-// answered, sees its context cancelled.
-func (e *Env) cancelIn(params json.RawMessage) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	var id jsonrpc2.ID
-	var n int64
-	var str string
-	switch {
-	case json.Unmarshal(p.ID, &n) == nil:
-		id = jsonrpc2.NewNumberID(n)
-	case json.Unmarshal(p.ID, &str) == nil:
-		id = jsonrpc2.NewStringID(str)
-	default:
-		return
-	}
-	e.inMu.Lock()
-	cancel := e.inflight[id]
-	e.inMu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
 }
 
 type testWriter struct{ t testing.TB }
