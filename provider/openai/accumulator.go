@@ -90,9 +90,12 @@ func (a *accumulator) add(line []byte) ([]provider.StreamEvent, error) {
 	if len(line) == 0 {
 		return nil, nil
 	}
-	var c rawChunk
-	if err := json.Unmarshal(line, &c); err != nil {
-		return nil, fmt.Errorf("malformed chunk %.200q: %w", line, err)
+	var c rawChunk // its raw fields alias line: they do not outlive add
+	if !readChunk(line, &c) {
+		c = rawChunk{}
+		if err := json.Unmarshal(line, &c); err != nil {
+			return nil, fmt.Errorf("malformed chunk %.200q: %w", line, err)
+		}
 	}
 	if msg, ok := errorMessage(c.Error); ok {
 		return nil, &streamError{msg: msg}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/agent-lsp/agent-lsp/provider"
 )
@@ -36,39 +35,25 @@ type rawDelta struct {
 }
 
 type rawToolCall struct {
-	Index    looseInt `json:"index"`
-	ID       *string  `json:"id"`
-	Function *struct {
-		Name      *string         `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
+	Index    looseInt     `json:"index"`
+	ID       *string      `json:"id"`
+	Function *rawFunction `json:"function"`
+}
+
+type rawFunction struct {
+	Name      *string         `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 type rawUsage struct {
-	PromptTokens        looseInt `json:"prompt_tokens"`
-	CompletionTokens    looseInt `json:"completion_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens looseInt `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
+	PromptTokens        looseInt         `json:"prompt_tokens"`
+	CompletionTokens    looseInt         `json:"completion_tokens"`
+	PromptTokensDetails *rawTokenDetails `json:"prompt_tokens_details"`
 }
 
-// warmDecoding decodes a chunk with every field in the background, once
-// per process, as the first request goes out (or earlier, when the
-// caller dials ahead: Preconnect): encoding/json builds a
-// type's decoder by reflection at its first Unmarshal (about 0.1 ms for
-// rawChunk), which would otherwise fall between the first byte of the
-// reply and its first token. The network wait hides it.
-var warmDecoding = sync.OnceFunc(func() {
-	go func() {
-		var c rawChunk
-		_ = json.Unmarshal(warmChunk, &c)
-		contentText(c.Choices[0].Delta.Content)
-	}()
-})
-
-var warmChunk = []byte(`{"choices":[{"index":0,"text":null,"finish_reason":"stop","delta":{"content":"x","reasoning_content":"r","reasoning":null,` +
-	`"reasoning_details":null,"refusal":null,"tool_calls":[{"index":0,"id":"c","function":{"name":"n","arguments":"{}"}}]}}],` +
-	`"usage":{"prompt_tokens":1,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":0}},"error":null}`)
+type rawTokenDetails struct {
+	CachedTokens looseInt `json:"cached_tokens"`
+}
 
 func (u *rawUsage) toUsage() provider.Usage {
 	out := provider.Usage{InputTokens: u.PromptTokens.n, OutputTokens: u.CompletionTokens.n}
@@ -86,9 +71,7 @@ func contentText(raw json.RawMessage) (text, thinking string) {
 		return "", ""
 	}
 	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s, ""
+		return jsonString(raw), ""
 	}
 	var parts []struct {
 		Type     string          `json:"type"`
@@ -146,12 +129,24 @@ func argumentsText(raw json.RawMessage) string {
 		return ""
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		r := jsonReader{b: raw}
+		if s, ok := r.str(); ok && r.end() {
 			return s
 		}
 	}
 	return string(raw)
+}
+
+// jsonString decodes raw, a JSON string (or anything else: ""), as
+// json.Unmarshal would into a string.
+func jsonString(raw []byte) string {
+	r := jsonReader{b: raw}
+	if s, ok := r.str(); ok && r.end() {
+		return s
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }
 
 // errorMessage reads an "error" value: an object with a message, a string,
@@ -190,9 +185,15 @@ type looseInt struct {
 }
 
 func (l *looseInt) UnmarshalJSON(b []byte) error {
+	l.parse(b)
+	return nil
+}
+
+// parse reads the bytes of a JSON value; a value it cannot read leaves l
+// as it is.
+func (l *looseInt) parse(b []byte) {
 	s := strings.Trim(string(b), `"`)
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= math.MinInt32 && f <= math.MaxInt32 {
 		l.n, l.set = int(f), true
 	}
-	return nil
 }

@@ -164,7 +164,6 @@ func (p *Client) Stream(ctx context.Context, req provider.Request) (provider.Str
 		hint:        textCallHint(p.cfg.Server, p.cfg.Model),
 	})
 	s := &stream{p: p, ctx: ctx, body: body, acc: acc}
-	warmDecoding()
 	if err := s.open(); err != nil {
 		return nil, err
 	}

@@ -46,15 +46,8 @@ type Preconn struct {
 // there is nothing to dial ahead: a URL without a host, or a proxy that
 // the environment names for it (the transport dials the proxy, and a
 // connection to the server itself would bypass it).
-//
-// A caller that dials ahead sends its first request within milliseconds:
-// the reply's decoder is warmed now too (warmDecoding, otherwise started
-// with the request), on another core while the caller builds the request,
-// not beside the request on its way out.
 func Preconnect(baseURL string) *Preconn {
-	pc := preconnect(baseURL, http.ProxyFromEnvironment, preconnMaxAge)
-	warmDecoding()
-	return pc
+	return preconnect(baseURL, http.ProxyFromEnvironment, preconnMaxAge)
 }
 
 func preconnect(baseURL string, proxy func(*http.Request) (*url.URL, error), maxAge time.Duration) *Preconn {
