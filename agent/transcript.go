@@ -35,11 +35,11 @@ type TranscriptHeader struct {
 }
 
 // Transcript appends records to a session's file. Every record is written
-// as it happens (a crash of the process loses nothing the kernel has); at
-// every compaction and ending the file's writeback is started, not waited
-// for (see sync). A new transcript's file is created in the background
-// (CreateTranscript): records written before it exists are encoded and
-// kept in memory, and go first. The first error (creating, writing) is
+// as it happens (a crash of the process loses nothing the kernel has); a
+// second after a compaction or an ending the file's writeback is started,
+// not waited for (see sync). A new transcript's file is created in the
+// background (CreateTranscript): records written before it exists are
+// encoded and kept in memory, and go first. The first error (creating, writing) is
 // kept, the transcript stops writing, and Err reports it.
 type Transcript struct {
 	mu      sync.Mutex
@@ -50,8 +50,9 @@ type Transcript struct {
 	secrets []string
 	err     error
 	now     func() time.Time
-	dirty   bool // written since writeback was last started
-	told    bool // takeErr reported err
+	dirty   bool        // written since writeback was last started
+	timer   *time.Timer // starts the writeback sync asked for
+	told    bool        // takeErr reported err
 }
 
 // SessionsDir is where transcripts go: $XDG_STATE_HOME/agent-lsp/sessions,
@@ -205,8 +206,8 @@ func (t *Transcript) takeErr() error {
 	return t.err
 }
 
-// Close starts the writeback of what was written since the last turn's
-// end (see writeback) and closes the file.
+// Close closes the file. The writeback of what is not on the disk yet is
+// left to the kernel (see sync).
 func (t *Transcript) Close() error {
 	if t == nil {
 		return nil
@@ -214,16 +215,13 @@ func (t *Transcript) Close() error {
 	t.wait()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
 	if t.f == nil {
 		return t.err
 	}
-	var err error
-	if t.dirty {
-		err = writeback(t.f)
-	}
-	if cerr := t.f.Close(); err == nil {
-		err = cerr
-	}
+	err := t.f.Close()
 	t.f = nil
 	return err
 }
@@ -281,15 +279,18 @@ func (t *Transcript) scrub(line []byte) []byte {
 	return line
 }
 
-// sync ends a step worth keeping (a turn's end, a compaction): it starts
-// the writeback of the records so far, without waiting for the disk. A
-// transcript is a log to resume from, and every record is written before
-// the loop goes on, so a crash of agent-lsp loses nothing; a crash of the
-// machine loses at most what the disk had not taken yet. Waiting for
+// sync ends a step worth keeping (a turn's end, a compaction): a second
+// later the writeback of the records so far is started, without waiting
+// for the disk. A transcript is a log to resume from, and every record is
+// written before the loop goes on, so a crash of agent-lsp loses nothing;
+// a crash of the machine loses what the disk had not taken yet: at most
+// a second's records in a session that goes on, the kernel's writeback
+// delay (30 s by default) of a process that ends sooner. Waiting for
 // fsync here cost every `agent-lsp run` about 1 ms after its answer, and
-// even starting the writeback costs the caller the file system's block
-// allocation (0.1 ms), so it is started in the background. (The edits to
-// workspace files do wait: tools/disk_edit.go.)
+// even starting the writeback costs the file system's block allocation
+// (0.1 ms), which a process that exits right after its turn (`agent-lsp
+// run`) would wait for at its exit. (The edits to workspace files do
+// wait: tools/disk_edit.go.)
 func (t *Transcript) sync() {
 	if t == nil {
 		return
@@ -297,16 +298,38 @@ func (t *Transcript) sync() {
 	t.wait()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.f != nil && t.err == nil && t.dirty {
-		t.dirty = false
-		go func(f *os.File) {
-			err := writeback(f) // safe against a Close meanwhile: the fd stays held
-			t.mu.Lock()
-			defer t.mu.Unlock()
-			if err != nil && t.f == f && t.err == nil {
-				t.err = fmt.Errorf("transcript: %w", err)
-			}
-		}(t.f)
+	if t.f == nil || t.err != nil || !t.dirty {
+		return
+	}
+	if t.timer == nil {
+		t.timer = time.AfterFunc(writebackDelay, t.writeback)
+	} else {
+		t.timer.Reset(writebackDelay)
+	}
+}
+
+// writebackDelay is how long after a step sync starts the writeback, with
+// startWriteback (variables for the tests).
+var (
+	writebackDelay = time.Second
+	startWriteback = writeback
+)
+
+// writeback starts the writeback of the records written so far.
+func (t *Transcript) writeback() {
+	t.mu.Lock()
+	f := t.f
+	if f == nil || t.err != nil || !t.dirty {
+		t.mu.Unlock()
+		return
+	}
+	t.dirty = false
+	t.mu.Unlock()
+	err := startWriteback(f) // safe against a Close meanwhile: the fd stays held
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil && t.f == f && t.err == nil {
+		t.err = fmt.Errorf("transcript: %w", err)
 	}
 }
 
