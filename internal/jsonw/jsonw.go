@@ -16,11 +16,11 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if plain[s[i]] {
+			i++
+			continue
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -56,4 +56,23 @@ func AppendString(dst []byte, s string) []byte {
 		start = i
 	}
 	return append(append(dst, s[start:]...), '"')
+}
+
+// plain holds the bytes written as they are: ASCII but for control
+// characters, '"', '\\' and the HTML-sensitive '<', '>' and '&'.
+var plain = [256]bool{
+	' ': true, '!': true, '#': true, '$': true, '%': true, '\'': true,
+	'(': true, ')': true, '*': true, '+': true, ',': true, '-': true, '.': true,
+	'/': true, '0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
+	'6': true, '7': true, '8': true, '9': true, ':': true, ';': true, '=': true,
+	'?': true, '@': true, 'A': true, 'B': true, 'C': true, 'D': true, 'E': true,
+	'F': true, 'G': true, 'H': true, 'I': true, 'J': true, 'K': true, 'L': true,
+	'M': true, 'N': true, 'O': true, 'P': true, 'Q': true, 'R': true, 'S': true,
+	'T': true, 'U': true, 'V': true, 'W': true, 'X': true, 'Y': true, 'Z': true,
+	'[': true, ']': true, '^': true, '_': true, '`': true, 'a': true, 'b': true,
+	'c': true, 'd': true, 'e': true, 'f': true, 'g': true, 'h': true, 'i': true,
+	'j': true, 'k': true, 'l': true, 'm': true, 'n': true, 'o': true, 'p': true,
+	'q': true, 'r': true, 's': true, 't': true, 'u': true, 'v': true, 'w': true,
+	'x': true, 'y': true, 'z': true, '{': true, '|': true, '}': true, '~': true,
+	0x7f: true,
 }
