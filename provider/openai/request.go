@@ -33,8 +33,8 @@ type lane struct {
 	enc  [][]byte // enc[i] is msgs[i] encoded, with a leading ',' for i > 0
 	used time.Time
 
-	specs    []tools.Spec
-	specsEnc []byte
+	specs []tools.Spec
+	tail  []byte // what follows the messages: "]" and the tools encoded
 }
 
 // body returns the request body for req; the caller holds the lock.
@@ -50,24 +50,24 @@ func (e *encoder) body(model string, req provider.Request) net.Buffers {
 		var b []byte
 		if e.numCtx > 0 {
 			b = encodeOllamaMessage(req.Messages, i)
+			if i > 0 {
+				b = append([]byte{','}, b...)
+			}
 		} else {
-			b = encodeMessage(req.Messages[i])
-		}
-		if i > 0 {
-			b = append([]byte{','}, b...)
+			if i > 0 {
+				b = append(make([]byte, 0, messageSize(req.Messages[i])+1), ',')
+			}
+			b = appendMessage(b, req.Messages[i])
 		}
 		l.enc = append(l.enc, b)
 	}
-	if !sameSpecs(l.specs, req.Tools) {
-		l.specs, l.specsEnc = req.Tools, encodeTools(req.Tools)
+	if l.tail == nil || !sameSpecs(l.specs, req.Tools) {
+		l.specs, l.tail = req.Tools, encodeTools([]byte{']'}, `,"tools":`, req.Tools)
 	}
 	out := make(net.Buffers, 0, len(l.enc)+3)
 	out = append(out, []byte(`{"messages":[`))
 	out = append(out, l.enc...)
-	tail := []byte{']'}
-	if len(l.specsEnc) > 0 {
-		tail = append(append(tail, `,"tools":`...), l.specsEnc...)
-	}
+	out = append(out, l.tail)
 	var head []byte
 	if e.numCtx > 0 {
 		head = ollamaHead(model, e.numCtx, req.MaxTokens)
@@ -75,7 +75,7 @@ func (e *encoder) body(model string, req provider.Request) net.Buffers {
 	} else {
 		head = encodeHead(model, req.MaxTokens)
 	}
-	return append(out, append(tail, head...))
+	return append(out, head)
 }
 
 // pick returns the lane whose messages share the longest prefix with msgs,

@@ -27,11 +27,26 @@ import (
 // results and some for assistant tool-call messages, so a message without
 // it gets "content": null (assistant with tool calls) or "".
 func encodeMessage(m provider.Message) []byte {
+	return appendMessage(make([]byte, 0, messageSize(m)), m)
+}
+
+// messageSize is about the size of m encoded.
+func messageSize(m provider.Message) int {
+	n := len(m.Content) + 64
+	if m.Role == provider.RoleAssistant {
+		for _, tc := range m.ToolCalls {
+			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 64
+		}
+	}
+	return n
+}
+
+// appendMessage appends m encoded, as encodeMessage, to b.
+func appendMessage(b []byte, m provider.Message) []byte {
 	var calls []provider.ToolCall
 	if m.Role == provider.RoleAssistant {
 		calls = m.ToolCalls
 	}
-	b := make([]byte, 0, len(m.Content)+64+96*len(calls))
 	b = append(b, '{')
 	switch {
 	case m.Content == "" && len(calls) > 0:
@@ -81,19 +96,21 @@ func encodeMessage(m provider.Message) []byte {
 	return append(b, '}')
 }
 
-// encodeTools encodes the tool list as go-openai's []Tool; nil when there
-// are none. A tool without parameters gets an empty object schema; one
-// whose parameters are not valid JSON is left out, as the model could not
-// be told how to call it (json.Marshal failed the whole list on it).
-func encodeTools(specs []tools.Spec) []byte {
+// encodeTools appends the tool list, encoded as go-openai's []Tool after
+// key, to dst; nothing when there are none. A tool without parameters gets
+// an empty object schema; one whose parameters are not valid JSON is left
+// out, as the model could not be told how to call it (json.Marshal failed
+// the whole list on it).
+func encodeTools(dst []byte, key string, specs []tools.Spec) []byte {
 	if len(specs) == 0 {
-		return nil
+		return dst
 	}
-	n := 2
+	n := len(dst) + len(key) + 2
 	for _, t := range specs {
 		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 80
 	}
-	b := make([]byte, 0, n)
+	b := append(append(make([]byte, 0, n), dst...), key...)
+	start := len(b)
 	b = append(b, '[')
 	var buf bytes.Buffer
 	for _, t := range specs {
@@ -115,7 +132,7 @@ func encodeTools(specs []tools.Spec) []byte {
 				params = esc.Bytes()
 			}
 		}
-		if len(b) > 1 {
+		if len(b) > start+1 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"function":{"name":`...)
@@ -128,8 +145,8 @@ func encodeTools(specs []tools.Spec) []byte {
 		b = append(b, params...)
 		b = append(b, `},"type":"function"}`...)
 	}
-	if len(b) == 1 {
-		return nil
+	if len(b) == start+1 {
+		return dst // no tool left
 	}
 	return append(b, ']')
 }

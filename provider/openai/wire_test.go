@@ -122,10 +122,10 @@ func TestWireMatchesGoOpenAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := encodeTools(specs); !bytes.Equal(got, want) {
+	if got := encodeTools(nil, "", specs); !bytes.Equal(got, want) {
 		t.Errorf("tools:\n got %s\nwant %s", got, want)
 	}
-	if got := encodeTools(nil); got != nil {
+	if got := encodeTools(nil, "", nil); got != nil {
 		t.Errorf("no tools: %s", got)
 	}
 
@@ -146,7 +146,7 @@ func TestWireMatchesGoOpenAI(t *testing.T) {
 func TestToolWithBadSchemaLeftOut(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{`{"type":`, `not json`, `{"a":1}}`, "{\"a\":\"\xff\"", `[1,]`} {
-		got := encodeTools([]tools.Spec{
+		got := encodeTools(nil, "", []tools.Spec{
 			{Name: "bad", Parameters: json.RawMessage(bad)},
 			{Name: "good", Parameters: json.RawMessage(`{"type":"object"}`)},
 		})
@@ -156,7 +156,7 @@ func TestToolWithBadSchemaLeftOut(t *testing.T) {
 		if err := json.Unmarshal(got, &list); err != nil || len(list) != 1 || list[0].Function.Name != "good" {
 			t.Errorf("%q: %s (%v)", bad, got, err)
 		}
-		if got := encodeTools([]tools.Spec{{Name: "bad", Parameters: json.RawMessage(bad)}}); got != nil {
+		if got := encodeTools(nil, "", []tools.Spec{{Name: "bad", Parameters: json.RawMessage(bad)}}); got != nil {
 			t.Errorf("%q alone: %s, want no tools", bad, got)
 		}
 	}
@@ -170,6 +170,6 @@ func BenchmarkEncodeTools(b *testing.B) {
 		specs = append(specs, s)
 	}
 	for b.Loop() {
-		encodeTools(specs)
+		encodeTools(nil, "", specs)
 	}
 }
