@@ -101,12 +101,14 @@ func New(cfg Config) *Client {
 	if cfg.RetryBaseDelay <= 0 {
 		cfg.RetryBaseDelay = time.Second
 	}
-	hc := defaultClient()
+	var hc *http.Client
 	switch {
 	case cfg.HTTPClient != nil:
 		hc = cfg.HTTPClient
 	case cfg.Preconn != nil:
 		hc = cfg.Preconn.client()
+	default:
+		hc = defaultClient()
 	}
 	headers := map[string]string{
 		"Content-Type":  "application/json",
