@@ -3,7 +3,9 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/internal/jsonw"
+	"github.com/agent-lsp/agent-lsp/internal/rawfile"
 )
 
 // A transcript is the append-only record of a session: one JSON object a
@@ -87,17 +90,15 @@ func TranscriptPath(dir, id string) (string, error) {
 
 // CreateTranscript starts the transcript of a new session id under dir.
 // secrets (the API key, header values) are scrubbed from every record.
-// The directory is made here; the file is created in the background, so
-// that a new session's first request does not wait for the file system
-// (0.3–0.9 ms of a one-turn `agent-lsp run`). A file that cannot be
-// created shows in Err, which Agent.Run reports at the turn's end.
+// The file (and the directory, the first time) is created in the
+// background, so that a new session's first request does not wait for the
+// file system (0.3–0.9 ms of a one-turn `agent-lsp run`). A file that
+// cannot be created shows in Err, which Agent.Run reports at the turn's
+// end.
 func CreateTranscript(dir, id string, h TranscriptHeader, secrets ...string) (*Transcript, error) {
 	path, err := TranscriptPath(dir, id)
 	if err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	t := newTranscript(nil, path, secrets)
 	t.opened = make(chan struct{})
@@ -106,11 +107,17 @@ func CreateTranscript(dir, id string, h TranscriptHeader, secrets ...string) (*T
 	return t, nil
 }
 
-// create makes the file of a new transcript and writes the records held
-// until then.
+// create makes the file of a new transcript, and its directory the first
+// time, and writes the records held until then.
 func (t *Transcript) create() {
 	defer close(t.opened)
-	f, err := os.OpenFile(t.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | os.O_APPEND
+	f, err := rawfile.OpenFile(t.path, flags, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(t.path), 0o700); err == nil {
+			f, err = rawfile.OpenFile(t.path, flags, 0o600)
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err != nil {

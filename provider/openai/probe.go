@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agent-lsp/agent-lsp/internal/rawfile"
 	"io"
 	"net/http"
 	"os"
@@ -155,7 +156,7 @@ func (c *WindowCache) loadLocked() {
 	if c.m == nil {
 		c.m = map[string]windowEntry{}
 		if c.Path != "" {
-			if data, err := os.ReadFile(c.Path); err == nil {
+			if data, err := rawfile.ReadFile(c.Path); err == nil {
 				if m, ok := readWindows(data); ok {
 					c.m = m
 				} else {
