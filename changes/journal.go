@@ -123,10 +123,16 @@ func Dir(sessionsDir, id string) string {
 	}, id)+".changes")
 }
 
+// New is the journal of a session that has none yet, in dir: nothing is
+// read, and nothing is created until the first change.
+func New(dir string) *Journal {
+	return &Journal{dir: dir, store: blobs{filepath.Join(dir, "blobs")}}
+}
+
 // Open loads the journal in dir (creating nothing until the first
 // change). A line cut by a crash is skipped.
 func Open(dir string) (*Journal, error) {
-	j := &Journal{dir: dir, store: blobs{filepath.Join(dir, "blobs")}}
+	j := New(dir)
 	f, err := os.Open(filepath.Join(dir, "journal.jsonl"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return j, nil

@@ -51,6 +51,19 @@ func (c *checkpoints) Journal(id string) (*changes.Journal, error) {
 	return j, nil
 }
 
+// fresh gives session id, which this process has just created, a new
+// journal without looking for one on the disk.
+func (c *checkpoints) fresh(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.journals == nil {
+		c.journals = map[string]*changes.Journal{}
+	}
+	if _, ok := c.journals[id]; !ok {
+		c.journals[id] = changes.New(changes.Dir(c.sessions, id))
+	}
+}
+
 // BeginRun opens a turn and returns what the model must hear of undone
 // turns.
 func (c *checkpoints) BeginRun(id, prompt string) string {

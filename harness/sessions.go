@@ -16,7 +16,11 @@ func (h *Harness) NewSession(id string) (*agent.Session, error) {
 	var s *agent.Session
 	var err error
 	if id == "" {
-		s, err = h.Store.Create(h.System, hdr)
+		// A new id (time and random, its transcript created O_EXCL) has
+		// no change journal to load.
+		if s, err = h.Store.Create(h.System, hdr); err == nil {
+			h.checkpoints.fresh(s.ID)
+		}
 	} else {
 		s, err = h.Store.CreateID(id, h.System, hdr)
 	}
