@@ -124,14 +124,21 @@ func New(opts Options) (_ *Harness, err error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// The disk's interfaces are known here; an editor's are asked for
+	// (an assertion to an interface builds its table at run time).
 	ws := opts.Workspace
+	var ed tools.Editor
+	var syncer tools.Syncer
 	if ws == nil {
 		disk, err := tools.NewDiskWorkspace(opts.Root)
 		if err != nil {
 			return nil, fmt.Errorf("workspace %s: %w", opts.Root, err)
 		}
 		h.closers = append(h.closers, disk.Close)
-		ws = disk
+		ws, ed = disk, disk
+	} else {
+		ed, _ = ws.(tools.Editor)
+		syncer, _ = ws.(tools.Syncer)
 	}
 	cfg := opts.Config
 	state := opts.StateDir
@@ -177,8 +184,8 @@ func New(opts Options) (_ *Harness, err error) {
 		})
 	}
 	spillRoot := filepath.Join(wsState, "spill")
-	pruneOld(spillRoot, spillKeep)
 	h.Spill = tools.NewSpill(filepath.Join(spillRoot, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid())))
+	h.Spill.BeforeFirstSave(func() { pruneOld(spillRoot, spillKeep) })
 
 	// The file tools share one record of what the agent read; read_file
 	// also reads h.Spill's files (the full outputs the bash results name).
@@ -189,7 +196,7 @@ func New(opts Options) (_ *Harness, err error) {
 	// running turn's journal, kept next to the session's transcript.
 	h.checkpoints = &checkpoints{sessions: SessionsDir(state), log: log, secrets: secrets(cfg)}
 	h.closers = append(h.closers, h.checkpoints.close)
-	if ed, ok := ws.(tools.Editor); ok {
+	if ed != nil {
 		h.Registry = tools.NewRegistry(tools.NewReadFile(ed, tools.WithReads(h.Reads), tools.WithSpill(h.Spill)), tools.NewGlob(ed), tools.NewGrep(ed))
 		for _, t := range tools.EditTools(newJournalEditor(ed, h.checkpoints), h.Reads) {
 			h.Registry.Add(t)
@@ -202,11 +209,10 @@ func New(opts Options) (_ *Harness, err error) {
 	// encoding.
 	redactor := tools.NewRedactor(secretValues(os.Environ(), secrets(cfg)...)...)
 	if h.Sandbox != nil {
-		sync, _ := ws.(tools.Syncer)
 		h.checkpoints.scanner = changes.NewScanner(opts.Root, filepath.Join(wsState, "baseline"), state)
 		h.closers = append(h.closers, h.checkpoints.scanner.Close)
 		shell := &journalShell{Shell: h.Sandbox, cp: h.checkpoints}
-		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: shell, Spill: h.Spill, Sync: sync, Redactor: redactor}))
+		h.Registry.Add(tools.NewBash(tools.BashOptions{Shell: shell, Spill: h.Spill, Sync: syncer, Redactor: redactor}))
 	}
 	for _, t := range opts.Tools {
 		h.Registry.Add(t)

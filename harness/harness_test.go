@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/config"
 	"github.com/agent-lsp/agent-lsp/internal/tmpcheck"
@@ -225,5 +226,47 @@ func TestFileToolsThroughGuard(t *testing.T) {
 	args, _ := json.Marshal(map[string]any{"path": path, "offset": 199999})
 	if r := call("read_file", string(args)); r.IsError || !strings.Contains(r.Text, "199999\t199999") || !strings.Contains(r.Text, "200000\t200000") {
 		t.Errorf("read_file of the spill file: %s", r.Text)
+	}
+}
+
+// TestSpillPrunedAtFirstSave: the spill directories of sessions older
+// than a week go when this session first spills, not before; newer ones
+// stay.
+func TestSpillPrunedAtFirstSave(t *testing.T) {
+	t.Parallel()
+	root, state := t.TempDir(), t.TempDir()
+	spillRoot := filepath.Join(WorkspaceStateDir(state, root), "spill")
+	old, recent := filepath.Join(spillRoot, "20200101T000000-1"), filepath.Join(spillRoot, "20200101T000000-2")
+	for _, d := range []string{old, recent} {
+		if err := os.MkdirAll(filepath.Join(d, "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	week := time.Now().Add(-spillKeep - time.Hour)
+	if err := os.Chtimes(old, week, week); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Root: root, Config: config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, StateDir: state, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := os.Stat(old); err != nil {
+		t.Fatalf("pruned before anything spilled: %v", err)
+	}
+	p, err := h.Spill.Save("bash", []byte("out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("a week-old spill directory stays: %v", err)
+	}
+	for _, keep := range []string{recent, p} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("%s: %v", keep, err)
+		}
+	}
+	if _, err := h.Spill.Save("bash", []byte("again")); err != nil {
+		t.Fatal(err)
 	}
 }

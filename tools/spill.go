@@ -19,6 +19,7 @@ type Spill struct {
 	mu    sync.Mutex
 	files map[string]bool
 	n     int
+	first func() // BeforeFirstSave's
 }
 
 // NewSpill returns a store writing under dir (created on first use).
@@ -29,9 +30,25 @@ func NewSpill(dir string) *Spill {
 // Dir is where spill files go.
 func (s *Spill) Dir() string { return s.dir }
 
+// BeforeFirstSave has f run once, before the first file is saved: the
+// harness prunes the spill directories of old sessions there, so that a
+// session that spills nothing does not look for them.
+func (s *Spill) BeforeFirstSave(f func()) {
+	s.mu.Lock()
+	s.first = f
+	s.mu.Unlock()
+}
+
 // Save writes data to a new file named after prefix and returns its
 // absolute path.
 func (s *Spill) Save(prefix string, data []byte) (string, error) {
+	s.mu.Lock()
+	first := s.first
+	s.first = nil
+	s.mu.Unlock()
+	if first != nil {
+		first()
+	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return "", fmt.Errorf("spill: %w", err)
 	}
