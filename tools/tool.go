@@ -261,18 +261,30 @@ type precomputed interface{ ToolSchema() string }
 
 // schemas caches typeSchema by parameters type: tools are defined again
 // for every session and run (write_todos, task), so tools of one type
-// share it. Nothing changes a schema once made.
-var schemas sync.Map // reflect.Type -> *typeSchema
+// share it. Nothing changes a schema once made. (A plain map: a sync.Map
+// allocated 18 KB of trie nodes for the dozen types a process defines.)
+var (
+	schemasMu sync.Mutex
+	schemas   = map[reflect.Type]*typeSchema{}
+)
 
 // schemaOf returns P's schema, making it on first use.
 func schemaOf[P any](name string) *typeSchema {
 	typ := reflect.TypeFor[P]()
-	if v, ok := schemas.Load(typ); ok {
-		return v.(*typeSchema)
+	schemasMu.Lock()
+	ts, ok := schemas[typ]
+	schemasMu.Unlock()
+	if ok {
+		return ts
 	}
+	return newTypeSchema(typ, name, *new(P))
+}
+
+// newTypeSchema makes the schema of typ, whose zero value is zero, and
+// keeps it unless another goroutine kept one first.
+func newTypeSchema(typ reflect.Type, name string, zero any) *typeSchema {
 	ts := &typeSchema{}
-	var zero P
-	pre, havePre := any(zero).(precomputed)
+	pre, havePre := zero.(precomputed)
 	if havePre {
 		raw := json.RawMessage(pre.ToolSchema())
 		ts.raw = func() json.RawMessage { return raw }
@@ -295,15 +307,21 @@ func schemaOf[P any](name string) *typeSchema {
 		}
 		return r
 	})
-	v, loaded := schemas.LoadOrStore(typ, ts)
-	if !loaded && !havePre {
+	schemasMu.Lock()
+	if kept, ok := schemas[typ]; ok {
+		schemasMu.Unlock()
+		return kept
+	}
+	schemas[typ] = ts
+	schemasMu.Unlock()
+	if !havePre {
 		go func() {
 			// A failure panics again, in the caller's goroutine, at Spec.
 			defer func() { _ = recover() }()
 			ts.raw()
 		}()
 	}
-	return v.(*typeSchema)
+	return ts
 }
 
 // mustInfer infers typ's schema; a bad tag is a programming error, which
