@@ -133,10 +133,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		kept = !dropSession(h, conv)
 	}
 	if !*jsonOut {
+		end := summary(res)
 		if kept {
-			con.Line(con.paint(styleDim, fmt.Sprintf("agent-lsp: session %s (continue with --resume %s)", conv.ID, conv.ID)))
+			end = con.paint(styleDim, "agent-lsp: session "+conv.ID+" (continue with --resume "+conv.ID+")") + "\n" + end
 		}
-		con.Line(summary(res))
+		con.Line(end) // one write: the last lines of a run
 	}
 	if res.Reason == agent.EndTurn {
 		return exitOK
