@@ -146,4 +146,3 @@ func userHome(b *testing.B) string {
 	b.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
-
