@@ -42,8 +42,8 @@ type TranscriptHeader struct {
 // second after a compaction or an ending the file's writeback is started,
 // not waited for (see sync). A new transcript's file is created in the
 // background (CreateTranscript): records written before it exists are
-// encoded and kept in memory, and go first. The first error (creating, writing) is
-// kept, the transcript stops writing, and Err reports it.
+// encoded and kept in memory, and go first. The first error (creating,
+// writing) is kept, the transcript stops writing, and Err reports it.
 type Transcript struct {
 	mu      sync.Mutex
 	f       *os.File
