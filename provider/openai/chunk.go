@@ -71,7 +71,8 @@ func contentText(raw json.RawMessage) (text, thinking string) {
 		return "", ""
 	}
 	if raw[0] == '"' {
-		return jsonString(raw), ""
+		s, _ := jsonString(raw)
+		return s, ""
 	}
 	var parts []struct {
 		Type     string          `json:"type"`
@@ -128,25 +129,20 @@ func argumentsText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	if raw[0] == '"' {
-		r := jsonReader{b: raw}
-		if s, ok := r.str(); ok && r.end() {
-			return s
-		}
+	if s, ok := jsonString(raw); ok {
+		return s
 	}
 	return string(raw)
 }
 
-// jsonString decodes raw, a JSON string (or anything else: ""), as
-// json.Unmarshal would into a string.
-func jsonString(raw []byte) string {
+// jsonString decodes raw as json.Unmarshal would into a string; !ok when
+// raw is not one JSON string.
+func jsonString(raw []byte) (string, bool) {
 	r := jsonReader{b: raw}
 	if s, ok := r.str(); ok && r.end() {
-		return s
+		return s, true
 	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
+	return "", false
 }
 
 // errorMessage reads an "error" value: an object with a message, a string,

@@ -121,8 +121,8 @@ func TestStringsLikeJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(s), &want); err != nil {
 			t.Fatalf("json refuses %q: %v", s, err)
 		}
-		if got := jsonString([]byte(s)); got != want {
-			t.Errorf("jsonString(%q) = %q, json gives %q", s, got, want)
+		if got, ok := jsonString([]byte(s)); !ok || got != want {
+			t.Errorf("jsonString(%q) = %q, %v; json gives %q", s, got, ok, want)
 		}
 		r := jsonReader{b: []byte(s)}
 		if got, ok := r.str(); !ok || got != want {

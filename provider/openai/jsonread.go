@@ -18,9 +18,8 @@ import (
 // exactly as encoding/json would, and its caller then asks encoding/json;
 // a fuzz test holds each to encoding/json's result.
 type jsonReader struct {
-	b       []byte
-	i       int
-	escaped bool // the last string read had escapes
+	b []byte
+	i int
 }
 
 // maxSkipDepth bounds the nesting value skips; deeper values are left to
@@ -115,7 +114,7 @@ func (r *jsonReader) str() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if !r.escaped && utf8.Valid(raw) {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw), true
 	}
 	return unquote(raw), true
@@ -129,7 +128,6 @@ func (r *jsonReader) rawStr() ([]byte, bool) {
 		return nil, false
 	}
 	start := r.i
-	r.escaped = false
 	for r.i < len(r.b) {
 		switch c := r.b[r.i]; {
 		case c == '"':
@@ -139,7 +137,6 @@ func (r *jsonReader) rawStr() ([]byte, bool) {
 		case c < 0x20:
 			return nil, false
 		case c == '\\':
-			r.escaped = true
 			if r.i+1 >= len(r.b) {
 				return nil, false
 			}
