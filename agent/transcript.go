@@ -309,7 +309,7 @@ func (t *Transcript) sync() {
 		return
 	}
 	if t.timer == nil {
-		t.timer = time.AfterFunc(writebackDelay, t.writeback)
+		t.timer = time.AfterFunc(writebackDelay, t.writebackDue)
 	} else {
 		t.timer.Reset(writebackDelay)
 	}
@@ -322,8 +322,9 @@ var (
 	startWriteback = writeback
 )
 
-// writeback starts the writeback of the records written so far.
-func (t *Transcript) writeback() {
+// writebackDue starts the writeback of the records written so far, when
+// sync's delay is over.
+func (t *Transcript) writebackDue() {
 	t.mu.Lock()
 	f := t.f
 	if f == nil || t.err != nil || !t.dirty {

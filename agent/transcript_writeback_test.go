@@ -53,7 +53,7 @@ func TestWritebackAfterStep(t *testing.T) {
 
 	fail = true
 	tr.message(Message{Role: RoleUser, Content: "more"})
-	tr.writeback()
+	tr.writebackDue()
 	<-calls
 	if tr.Err() == nil {
 		t.Error("a failed writeback does not show in Err")
@@ -74,7 +74,7 @@ func TestWritebackAfterStep(t *testing.T) {
 	if tr.timer.Stop() {
 		t.Error("Close leaves the writeback's timer running")
 	}
-	tr.writeback() // as if the timer fired while Close ran
+	tr.writebackDue() // as if the timer fired while Close ran
 	none("a closed transcript was written back")
 	if _, err := os.Stat(tr.Path()); err != nil {
 		t.Fatal(err)
