@@ -343,7 +343,7 @@ func TestGuardInDispatcher(t *testing.T) {
 		Command string `json:"command"`
 	}
 	ran := 0
-	tool := tools.Define("bash", "run", false, func(ctx context.Context, p *params) (tools.Result, error) {
+	tool := tools.DefineInferred("bash", "run", false, func(ctx context.Context, p *params) (tools.Result, error) {
 		ran++
 		return tools.Result{Text: "ran " + p.Command}, nil
 	})

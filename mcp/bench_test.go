@@ -46,7 +46,7 @@ func BenchmarkCall(b *testing.B) {
 	defer m.Close()
 	m.Start()
 	ts, _ := m.Tools()
-	builtin := tools.Define("echo", "Echoes text.", true, func(_ context.Context, p *echoParams) (tools.Result, error) {
+	builtin := tools.DefineInferred("echo", "Echoes text.", true, func(_ context.Context, p *echoParams) (tools.Result, error) {
 		return tools.Result{Text: p.Text}, nil
 	})
 	reg := tools.NewRegistry(builtin)

@@ -104,70 +104,70 @@ func (s *spy) last(name string) any {
 // testTools returns a registry of tools that record their runs in sp.
 func testTools(sp *spy) *Registry {
 	return NewRegistry(
-		Define("read_file", "Read a file.", true, func(ctx context.Context, p *readParams) (Result, error) {
+		DefineInferred("read_file", "Read a file.", true, func(ctx context.Context, p *readParams) (Result, error) {
 			sp.record("read_file", p)
 			return Result{Text: fmt.Sprintf("read %s offset=%d limit=%d", p.Path, p.Offset, p.Limit)}, nil
 		}),
-		Define("write_file", "Write a file.", false, func(ctx context.Context, p *writeParams) (Result, error) {
+		DefineInferred("write_file", "Write a file.", false, func(ctx context.Context, p *writeParams) (Result, error) {
 			sp.record("write_file", p)
 			return Result{Text: "wrote " + p.Path}, nil
 		}),
-		Define("bash", "Run a command.", false, func(ctx context.Context, p *bashParams) (Result, error) {
+		DefineInferred("bash", "Run a command.", false, func(ctx context.Context, p *bashParams) (Result, error) {
 			sp.record("bash", p)
 			return Result{Text: "ran " + p.Command}, nil
 		}),
-		Define("glob", "Find files.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("glob", "Find files.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("glob", p)
 			return Result{Text: "globbed " + p.Pattern}, nil
 		}),
-		Define("grep", "Search.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("grep", "Search.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("grep", p)
 			return Result{Text: "grepped"}, nil
 		}),
-		Define("edit", "Edit a file.", false, func(ctx context.Context, p *editParams) (Result, error) {
+		DefineInferred("edit", "Edit a file.", false, func(ctx context.Context, p *editParams) (Result, error) {
 			sp.record("edit", p)
 			return Result{Text: fmt.Sprintf("edited %s with %d edits", p.Path, len(p.Edits))}, nil
 		}),
-		Define("boom", "Panics.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("boom", "Panics.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("boom", p)
 			panic("kaboom")
 		}),
-		Define("nilerr", "Returns a typed nil error.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("nilerr", "Returns a typed nil error.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("nilerr", p)
 			var e *nilErr
 			return Result{}, e
 		}),
-		Define("fails", "Returns a Go error.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("fails", "Returns a Go error.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("fails", p)
 			return Result{}, errors.New("open x: permission denied")
 		}),
-		Define("big", "Prints a lot.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("big", "Prints a lot.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("big", p)
 			return Result{Text: strings.Repeat("a", 1<<20) + "END"}, nil
 		}),
-		Define("binary", "Prints bytes.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("binary", "Prints bytes.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("binary", p)
 			return Result{Text: "ELF\x7f\xff\xfe\x00tail"}, nil
 		}),
-		Define("toolerr", "Returns an error result.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("toolerr", "Returns an error result.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("toolerr", p)
 			return Errorf("old_str matches 3 times in a.go; add surrounding lines"), nil
 		}),
-		Define("binfail", "Fails with bytes.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("binfail", "Fails with bytes.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("binfail", p)
 			return Result{Text: "out\xff"}, errors.New("bad \xfe")
 		}),
-		Define("goexit", "Calls runtime.Goexit.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("goexit", "Calls runtime.Goexit.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("goexit", p)
 			runtime.Goexit()
 			return Result{}, nil
 		}),
-		Define("stubborn", "Ignores ctx.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("stubborn", "Ignores ctx.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("stubborn", p)
 			time.Sleep(300 * time.Millisecond)
 			return Result{Text: "late"}, nil
 		}),
-		Define("polite", "Honours ctx, with partial output.", true, func(ctx context.Context, p *globParams) (Result, error) {
+		DefineInferred("polite", "Honours ctx, with partial output.", true, func(ctx context.Context, p *globParams) (Result, error) {
 			sp.record("polite", p)
 			<-ctx.Done()
 			return Result{Text: "partial line 1"}, ctx.Err()
@@ -435,7 +435,7 @@ func TestDefineTags(t *testing.T) {
 	type bad struct {
 		N int `json:"n" minimum:"one"`
 	}
-	Define("bad", "", true, func(ctx context.Context, p *bad) (Result, error) { return Result{}, nil })
+	DefineInferred("bad", "", true, func(ctx context.Context, p *bad) (Result, error) { return Result{}, nil })
 }
 
 func BenchmarkDispatchLargeWrite(b *testing.B) {

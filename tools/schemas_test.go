@@ -25,7 +25,7 @@ func TestBuiltinSchemas(t *testing.T) {
 	type plain struct {
 		N int `json:"n" jsonschema:"a number" minimum:"1"`
 	}
-	tool := Define("plain", "d", true, func(ctx context.Context, p *plain) (Result, error) { return Result{}, nil })
+	tool := DefineInferred("plain", "d", true, func(ctx context.Context, p *plain) (Result, error) { return Result{}, nil })
 	var s struct {
 		Properties map[string]struct {
 			Minimum float64 `json:"minimum"`

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -62,28 +63,55 @@ type Tool struct {
 	resolved    func() *jsonschema.Resolved
 	schemaJSON  func() json.RawMessage
 	paramsType  reflect.Type
+	generated   bool // the schema is the params type's ToolSchema
 	run         func(ctx context.Context, params any) (Result, error)
 }
 
-// Define makes a tool from a function over its params type P. The schema is
-// generated from P: field names from `json` tags, descriptions from
-// `jsonschema` tags; fields without omitempty are required. Numeric
-// bounds and allowed values come from `minimum:"1"`, `maximum:"100000"`
-// and `enum:"a,b,c"` tags (see applyTags). P (or *P) may also implement
-// Validator, for checks a schema cannot express, and Accessor, to tell a
-// Guard which paths or command a call touches.
+// Define makes a tool from a function over its params type P, whose
+// schema genschemas wrote ahead as P's ToolSchema method (run `go generate
+// ./tools` after changing P; CheckSchema, run by the tests, proves it
+// equal to the one inferred from P). The schema is P's: field names from
+// `json` tags, descriptions from `jsonschema` tags; fields without
+// omitempty are required. Numeric bounds and allowed values come from
+// `minimum:"1"`, `maximum:"100000"` and `enum:"a,b,c"` tags (see
+// applyTags). P (or *P) may also implement Validator, for checks a schema
+// cannot express, and Accessor, to tell a Guard which paths or command a
+// call touches.
 // A Go error returned by fn means the harness failed (I/O, cancellation);
 // the dispatcher turns it into an error result too.
-func Define[P any](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
-	sc := schemaOf[P](name)
+//
+// The constraint, rather than a run-time assertion to an interface, is
+// what keeps a fresh process from building P's method table when it
+// defines its tools; DefineInferred takes any type.
+func Define[P any, PP Generated[P]](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
+	sc := generatedSchema[P, PP](name)
+	return newTool(name, description, readOnly, sc, reflect.TypeFor[P](), fn)
+}
+
+// Generated is a params type whose schema genschemas generated.
+type Generated[P any] interface {
+	*P
+	ToolSchema() string
+}
+
+// DefineInferred is Define for a params type without a generated schema
+// (a test's, a plug-in's): P's schema is inferred when its first tool is
+// defined (a bad tag panics there and then) and encoded in the background.
+func DefineInferred[P any](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
+	sc := inferredSchema(reflect.TypeFor[P](), name)
+	return newTool(name, description, readOnly, sc, reflect.TypeFor[P](), fn)
+}
+
+func newTool[P any](name, description string, readOnly bool, sc *typeSchema, typ reflect.Type, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
 	return &Tool{
 		name:        name,
 		description: description,
 		readOnly:    readOnly,
+		generated:   sc.generated,
 		schema:      sc.schema,
 		resolved:    sc.resolved,
 		schemaJSON:  sc.raw,
-		paramsType:  reflect.TypeFor[P](),
+		paramsType:  typ,
 		run: func(ctx context.Context, params any) (Result, error) {
 			return fn(ctx, params.(*P))
 		},
@@ -114,8 +142,8 @@ func (t *Tool) CheckSchema() (err error) {
 	if err != nil {
 		return err
 	}
-	if _, ok := reflect.Zero(t.paramsType).Interface().(precomputed); !ok {
-		return fmt.Errorf("%s has no generated ToolSchema method: add it to internal/genschemas and run go generate ./tools", t.paramsType)
+	if !t.generated {
+		return fmt.Errorf("%s has no generated ToolSchema method: add it to internal/genschemas, run go generate ./tools and define its tool with Define", t.paramsType)
 	}
 	if got := t.schemaJSON(); !bytes.Equal(got, inferred) {
 		return fmt.Errorf("the generated schema of %s is stale: run go generate ./tools\ngenerated: %s\ninferred:  %s", t.paramsType, got, inferred)
@@ -246,18 +274,13 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 // by `go generate ./tools`, see genschemas): inferring a schema by
 // reflection and encoding it was most of what a fresh `agent-lsp run`
 // spent before its first request. The inferred schema, which only
-// validation needs, is then made at the first call. A type without
-// ToolSchema is inferred when its first tool is defined (a bad tag panics
-// there and then) and encoded in the background from that moment.
+// validation needs, is then made at the first call.
 type typeSchema struct {
-	schema   func() *jsonschema.Schema
-	raw      func() json.RawMessage
-	resolved func() *jsonschema.Resolved
+	generated bool
+	schema    func() *jsonschema.Schema
+	raw       func() json.RawMessage
+	resolved  func() *jsonschema.Resolved
 }
-
-// precomputed is a params type that carries its schema's JSON, as
-// genschemas writes it; CheckSchema proves it equal to the inferred one.
-type precomputed interface{ ToolSchema() string }
 
 // schemas caches typeSchema by parameters type: tools are defined again
 // for every session and run (write_todos, task), so tools of one type
@@ -268,60 +291,76 @@ var (
 	schemas   = map[reflect.Type]*typeSchema{}
 )
 
-// schemaOf returns P's schema, making it on first use.
-func schemaOf[P any](name string) *typeSchema {
-	typ := reflect.TypeFor[P]()
+func cachedSchema(typ reflect.Type) (*typeSchema, bool) {
 	schemasMu.Lock()
+	defer schemasMu.Unlock()
 	ts, ok := schemas[typ]
-	schemasMu.Unlock()
-	if ok {
-		return ts
-	}
-	return newTypeSchema(typ, name, *new(P))
+	return ts, ok
 }
 
-// newTypeSchema makes the schema of typ, whose zero value is zero, and
-// keeps it unless another goroutine kept one first.
-func newTypeSchema(typ reflect.Type, name string, zero any) *typeSchema {
-	ts := &typeSchema{}
-	pre, havePre := zero.(precomputed)
-	if havePre {
-		raw := json.RawMessage(pre.ToolSchema())
-		ts.raw = func() json.RawMessage { return raw }
-		ts.schema = sync.OnceValue(func() *jsonschema.Schema { return mustInfer(typ, name) })
-	} else {
-		s := mustInfer(typ, name)
-		ts.schema = func() *jsonschema.Schema { return s }
-		ts.raw = sync.OnceValue(func() json.RawMessage {
-			raw, err := json.Marshal(s)
-			if err != nil {
-				panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
-			}
-			return raw
-		})
+// keepSchema keeps ts as typ's schema unless another goroutine kept one
+// first, and returns the one kept.
+func keepSchema(typ reflect.Type, ts *typeSchema) *typeSchema {
+	schemasMu.Lock()
+	defer schemasMu.Unlock()
+	if kept, ok := schemas[typ]; ok {
+		return kept
 	}
-	ts.resolved = sync.OnceValue(func() *jsonschema.Resolved {
+	schemas[typ] = ts
+	return ts
+}
+
+// generatedSchema returns P's schema from its ToolSchema method.
+func generatedSchema[P any, PP Generated[P]](name string) *typeSchema {
+	typ := reflect.TypeFor[P]()
+	if ts, ok := cachedSchema(typ); ok {
+		return ts
+	}
+	var zero P
+	s := PP(&zero).ToolSchema()
+	// The generated string's bytes as they are: nothing writes a tool's
+	// schema, and a copy per tool cost a fresh process a heap page each.
+	raw := json.RawMessage(unsafe.Slice(unsafe.StringData(s), len(s)))
+	ts := &typeSchema{generated: true, raw: func() json.RawMessage { return raw }}
+	ts.schema = sync.OnceValue(func() *jsonschema.Schema { return mustInfer(typ, name) })
+	ts.resolved = resolveOnce(ts, name)
+	return keepSchema(typ, ts)
+}
+
+// inferredSchema returns typ's schema, inferring it on first use.
+func inferredSchema(typ reflect.Type, name string) *typeSchema {
+	if ts, ok := cachedSchema(typ); ok {
+		return ts
+	}
+	s := mustInfer(typ, name)
+	ts := &typeSchema{schema: func() *jsonschema.Schema { return s }}
+	ts.raw = sync.OnceValue(func() json.RawMessage {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
+		}
+		return raw
+	})
+	ts.resolved = resolveOnce(ts, name)
+	if kept := keepSchema(typ, ts); kept != ts {
+		return kept
+	}
+	go func() {
+		// A failure panics again, in the caller's goroutine, at Spec.
+		defer func() { _ = recover() }()
+		ts.raw()
+	}()
+	return ts
+}
+
+func resolveOnce(ts *typeSchema, name string) func() *jsonschema.Resolved {
+	return sync.OnceValue(func() *jsonschema.Resolved {
 		r, err := ts.schema().Resolve(nil)
 		if err != nil {
 			panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err)) // caught by CheckSchema
 		}
 		return r
 	})
-	schemasMu.Lock()
-	if kept, ok := schemas[typ]; ok {
-		schemasMu.Unlock()
-		return kept
-	}
-	schemas[typ] = ts
-	schemasMu.Unlock()
-	if !havePre {
-		go func() {
-			// A failure panics again, in the caller's goroutine, at Spec.
-			defer func() { _ = recover() }()
-			ts.raw()
-		}()
-	}
-	return ts
 }
 
 // mustInfer infers typ's schema; a bad tag is a programming error, which
