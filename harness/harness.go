@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -184,7 +185,7 @@ func New(opts Options) (_ *Harness, err error) {
 		})
 	}
 	spillRoot := filepath.Join(wsState, "spill")
-	h.Spill = tools.NewSpill(filepath.Join(spillRoot, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid())))
+	h.Spill = tools.NewSpill(filepath.Join(spillRoot, time.Now().UTC().Format("20060102T150405")+"-"+strconv.Itoa(os.Getpid())))
 	h.Spill.BeforeFirstSave(func() { pruneOld(spillRoot, spillKeep) })
 
 	// The file tools share one record of what the agent read; read_file

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -226,8 +227,8 @@ func dropSession(h *harness.Harness, s *agent.Session) bool {
 // summary ends stderr: the reason for a failure, then one line with the
 // ending, turns, tool calls and tokens.
 func summary(r agent.Result) string {
-	s := fmt.Sprintf("agent-lsp: %s · %d turns · %d tool calls · %d tokens in, %d out",
-		r.Reason, r.Turns, r.ToolCalls, r.Usage.InputTokens, r.Usage.OutputTokens)
+	s := "agent-lsp: " + string(r.Reason) + " · " + strconv.Itoa(r.Turns) + " turns · " + strconv.Itoa(r.ToolCalls) + " tool calls · " +
+		strconv.Itoa(r.Usage.InputTokens) + " tokens in, " + strconv.Itoa(r.Usage.OutputTokens) + " out"
 	if r.Error != "" && r.Reason != agent.EndTurn {
 		s = "agent-lsp: " + r.Error + "\n" + s
 	}
