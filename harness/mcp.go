@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 
@@ -63,7 +64,9 @@ func NewMCPManager(root, stateDir string, cfg config.Config, trust Approver, log
 			sc := cfg.Sandbox
 			sc.Network = network
 			o := SandboxOptions(root, "", sc)
-			o.Env = env
+			// The server's environment as given; the paths hidden are the
+			// user's, whatever HOME the server's environment sets.
+			o.Env, o.EnvSet, o.Hide = env, nil, sandbox.DefaultHidden(os.Environ())
 			return sandbox.New(o)
 		},
 	}

@@ -4,33 +4,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/config"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
-// SandboxOptions are the sandbox options a configuration asks for.
+// SandboxOptions are the sandbox options a configuration asks for. The
+// environment and the default hidden paths are left to the sandbox to make
+// when it prepares its first command: a run without one never pays for them.
 func SandboxOptions(root, stateDir string, c config.Sandbox) sandbox.Options {
 	b := sandbox.Backend(c.Backend)
 	if c.Backend == "auto" {
 		b = sandbox.BackendAuto
 	}
+	var hide []string
+	if len(c.Hide) > 0 {
+		home, _ := os.UserHomeDir()
+		for _, h := range c.Hide {
+			if rest, ok := strings.CutPrefix(h, "~/"); ok && home != "" {
+				h = filepath.Join(home, rest)
+			}
+			hide = append(hide, h)
+		}
+	}
 	// Loopback: test servers (httptest) work on the private loopback of the
 	// command's own network namespace, which has no route out; without a
 	// network namespace the sandbox ignores it and keeps TCP denied.
-	env := commandEnv(os.Environ())
-	hide := sandbox.DefaultHidden(env)
-	home, _ := os.UserHomeDir()
-	for _, h := range c.Hide {
-		if rest, ok := strings.CutPrefix(h, "~/"); ok && home != "" {
-			h = filepath.Join(home, rest)
-		}
-		hide = append(hide, h)
-	}
-	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Loopback: true, Backend: b, Env: env,
-		EnvAllow: c.Env, Hide: hide}
+	return sandbox.Options{Workspace: root, StateDir: stateDir, Network: c.Network, Loopback: true, Backend: b, EnvSet: nonInteractive,
+		EnvAllow: c.Env, HideAlso: hide}
 }
 
 // nonInteractive makes commands that would wait for a terminal fail or go
@@ -40,23 +42,6 @@ var nonInteractive = []string{
 	"GIT_EDITOR=true", "EDITOR=true", "VISUAL=true", "DEBIAN_FRONTEND=noninteractive",
 }
 
-// commandEnv is env with the nonInteractive settings (the sandbox then
-// scrubs secrets from it).
-func commandEnv(env []string) []string {
-	out := make([]string, 0, len(env)+len(nonInteractive))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(nonInteractive, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
-			out = append(out, kv)
-		}
-	}
-	return append(out, nonInteractive...)
-}
-
-// newSandbox makes the sandbox with its private directory dir. The
-// directory is made now (one stat when it exists), so that one that cannot
-// be made means no bash tool rather than a tool whose every call fails;
-// the sandbox resolves it at its first command.
 func newSandbox(root, dir string, c config.Sandbox) (*sandbox.Sandbox, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,9 @@ type Options struct {
 	Network bool
 	// Env is the base environment before scrubbing; nil means os.Environ().
 	Env []string
+	// EnvSet are NAME=value settings put in Env's place for their names
+	// (the harness's non-interactive defaults).
+	EnvSet []string
 	// Loopback lets commands use TCP on the loopback of their private
 	// network namespace (test servers such as httptest), still with no
 	// route out. It turns off the Landlock TCP layer and only applies while
@@ -70,6 +74,8 @@ type Options struct {
 	// empty directory or file is mounted over each. nil means
 	// DefaultHidden(Env). Needs a mount namespace (or bwrap).
 	Hide []string
+	// HideAlso are hidden besides Hide (the user's [sandbox] hide).
+	HideAlso []string
 	// EnvAllow are names of variables passed to commands besides
 	// AllowedEnv (the user's [sandbox] env).
 	EnvAllow []string
@@ -166,12 +172,6 @@ func build(opts Options) (*Sandbox, error) {
 	if opts.Grace <= 0 {
 		opts.Grace = 2 * time.Second
 	}
-	if opts.Env == nil {
-		opts.Env = os.Environ()
-	}
-	if opts.Hide == nil {
-		opts.Hide = DefaultHidden(opts.Env)
-	}
 	if !hasBash(os.Getenv("PATH")) {
 		if _, err := exec.LookPath("bash"); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
@@ -185,7 +185,6 @@ func build(opts Options) (*Sandbox, error) {
 // one or two system calls where LookPath stats every entry in front of
 // /usr/bin. Which bash runs is LookPath's to say, at the first command.
 func hasBash(path string) bool {
-	dirs := filepath.SplitList(path)
 	usual := func(d string) bool { return d == "/usr/bin" || d == "/bin" }
 	has := func(d string) bool {
 		if !filepath.IsAbs(d) {
@@ -194,17 +193,33 @@ func hasBash(path string) bool {
 		_, err := exec.LookPath(filepath.Join(d, "bash"))
 		return err == nil
 	}
-	for _, d := range dirs {
-		if usual(d) && has(d) {
-			return true
-		}
-	}
-	for _, d := range dirs {
-		if !usual(d) && has(d) {
-			return true
+	// The usual directories first, then the others, in PATH's order.
+	for _, wantUsual := range []bool{true, false} {
+		for rest := path; rest != ""; {
+			var d string
+			d, rest, _ = strings.Cut(rest, string(filepath.ListSeparator))
+			if usual(d) == wantUsual && has(d) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// overrideEnv is env with set's NAME=value settings in place of env's for
+// those names.
+func overrideEnv(env, set []string) []string {
+	if len(set) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
 }
 
 var errWorkspaceRoot = errors.New("sandbox: the workspace cannot be /")
@@ -220,6 +235,14 @@ func (s *Sandbox) prepare() error {
 }
 
 func (s *Sandbox) prepareOnce() error {
+	if s.opts.Env == nil {
+		s.opts.Env = os.Environ()
+	}
+	s.opts.Env = overrideEnv(s.opts.Env, s.opts.EnvSet)
+	if s.opts.Hide == nil {
+		s.opts.Hide = DefaultHidden(s.opts.Env)
+	}
+	s.opts.Hide = append(slices.Clip(s.opts.Hide), s.opts.HideAlso...)
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)

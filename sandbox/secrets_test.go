@@ -43,8 +43,9 @@ func TestSecretsHidden(t *testing.T) {
 			if err := os.MkdirAll(state, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			hide := append(DefaultHidden(env), filepath.Join(home, ".vault-token"))
-			s := newSandbox(t, b, Options{Env: env, StateDir: state, Hide: hide})
+			// Hide left nil: DefaultHidden(Env), made with the environment
+			// when the first command is prepared, and HideAlso besides.
+			s := newSandbox(t, b, Options{Env: append(env, "PAGER=less"), EnvSet: []string{"PAGER=cat"}, StateDir: state, HideAlso: []string{filepath.Join(home, ".vault-token")}})
 			if b == BackendLandlock && !s.Status().MountNS {
 				t.Skipf("no mount namespace: %s", s.Status().Warning)
 			}
@@ -66,6 +67,9 @@ func TestSecretsHidden(t *testing.T) {
 				if strings.Contains(out, "FAKE-CANARY") {
 					t.Errorf("BREACH: %q showed a secret:\n%s", c, out)
 				}
+			}
+			if out := mustSucceed(t, s, "printenv PAGER"); out != "cat\n" {
+				t.Errorf("EnvSet: PAGER=%q", out)
 			}
 			out := mustSucceed(t, s, "cat ~/notes.txt ~/.docker/other.json ~/.cargo/bin/tool && echo x > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"")
 			if strings.Count(out, "visible") != 3 {
