@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/harness"
+	"github.com/agent-lsp/agent-lsp/internal/singlep"
 )
 
 // runCmd is `agent-lsp run`: one agent session, headless. The answer goes
@@ -119,7 +120,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	inner := obs
 	obs = func(ev agent.Event) {
 		if ev.Type == agent.EvToolStart {
-			armInterrupt() // a tool's process or prompt wants a clean stop
+			singlep.Restore() // a tool may work on every CPU
+			armInterrupt()    // a tool's process or prompt wants a clean stop
 			if h.Sandbox != nil && ev.Tool != nil && ev.Tool.Name == "bash" {
 				sandboxNote()
 			}
