@@ -317,7 +317,9 @@ func (r *run) stream(ctx context.Context) (*MessageEnd, error) {
 	if tail := r.volatile(); tail != "" {
 		msgs = append(msgs, Message{Role: RoleUser, Content: tail})
 	}
-	req := Request{Messages: msgs, Tools: r.specs, MaxTokens: r.a.cfg.MaxTokens}
+	// A new session's transcript file is made once the request is out,
+	// while the model reads it.
+	req := Request{Messages: msgs, Tools: r.specs, MaxTokens: r.a.cfg.MaxTokens, Sent: r.s.Transcript().startFile}
 	st, err := r.a.provider.Stream(ctx, req)
 	if err != nil {
 		return nil, err

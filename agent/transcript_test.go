@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/agenttest"
+	"github.com/agent-lsp/agent-lsp/provider"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -454,5 +455,54 @@ func TestTranscriptNotCreated(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, "s9.jsonl")); len(entries) != 0 {
 		t.Errorf("something was written into the directory in the way: %v", entries)
+	}
+}
+
+// sentProbe checks, at each request, that a new session's transcript file
+// is not made before the request is out, then reports it sent.
+type sentProbe struct {
+	t    *testing.T
+	path string
+	next agent.Provider
+	sent int
+}
+
+func (p *sentProbe) Stream(ctx context.Context, req agent.Request) (provider.Stream, error) {
+	if p.sent == 0 {
+		if _, err := os.Stat(p.path); err == nil {
+			p.t.Error("the transcript's file was made before the first request was sent")
+		}
+	}
+	if req.Sent == nil {
+		p.t.Error("the request has no Sent")
+	} else {
+		req.Sent()
+		p.sent++
+	}
+	return p.next.Stream(ctx, req)
+}
+
+// TestTranscriptFileAfterTheRequest: a new session's file is made once its
+// first request is sent, and holds every record written before.
+func TestTranscriptFileAfterTheRequest(t *testing.T) {
+	t.Parallel()
+	st := agent.NewStore(t.TempDir())
+	s, err := st.Create("SYSTEM", agent.TranscriptHeader{Workspace: "/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := &sentProbe{t: t, path: s.Transcript().Path(), next: agenttest.NewFake(agenttest.Turn{Text: "hi"})}
+	if res := agent.New(probe, nil, agent.Config{}).Run(context.Background(), s, "hello", nil); res.Reason != agent.EndTurn || probe.sent != 1 {
+		t.Fatalf("result = %+v after %d requests", res, probe.sent)
+	}
+	if err := s.Transcript().Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := agent.LoadSession(s.Transcript().Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Session.Messages(); len(got) != 3 || got[0].Content != "SYSTEM" || got[1].Content != "hello" || got[2].Content != "hi" {
+		t.Errorf("recorded %+v", got)
 	}
 }

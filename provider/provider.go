@@ -32,6 +32,11 @@ type Request struct {
 	Tools    []tools.Spec
 	// MaxTokens caps the reply; 0 leaves it to the server.
 	MaxTokens int
+	// Sent, when set, is called once the request has been written to the
+	// server, on the transport's goroutine, and not for a request that
+	// fails before: what can wait until the model is at work starts there
+	// (a new session's transcript file), out of the first token's way.
+	Sent func()
 }
 
 // StreamEventType names what a StreamEvent carries.

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"sync"
 	"syscall"
@@ -63,8 +64,17 @@ type attempts struct {
 }
 
 // post sends body until it gets a 2xx response or the retries run out. A
-// non-2xx final answer is a *statusError.
-func (t *transport) post(ctx context.Context, body net.Buffers, at *attempts) (*http.Response, error) {
+// non-2xx final answer is a *statusError. sent, when set, is called once,
+// when an attempt has written the whole request.
+func (t *transport) post(ctx context.Context, body net.Buffers, at *attempts, sent func()) (*http.Response, error) {
+	if sent != nil {
+		once := sync.OnceFunc(sent)
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
+			if w.Err == nil {
+				once()
+			}
+		}})
+	}
 	size := 0
 	for _, b := range body {
 		size += len(b)

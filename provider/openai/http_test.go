@@ -176,3 +176,53 @@ func TestOpenAIRetryAfterTooLong(t *testing.T) {
 		}
 	}
 }
+
+// TestSentOnceTheRequestIsWritten: Request.Sent runs once the server can
+// read the whole request, before its answer, once across retries, and
+// never for a request that could not be sent.
+func TestSentOnceTheRequestIsWritten(t *testing.T) {
+	t.Parallel()
+	var sent, calls atomic.Int32
+	var sentBeforeAnswer atomic.Bool
+	p := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		if calls.Add(1) == 1 {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		// The client's trace runs after its write returns, which may be
+		// after the server has the bytes: give it a moment.
+		for range 1000 {
+			if sent.Load() > 0 {
+				sentBeforeAnswer.Store(true)
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`))
+	}, Config{})
+	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}, Sent: func() { sent.Add(1) }}
+	st, err := p.Stream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := st.Recv(); err != nil {
+			if err != io.EOF {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	st.Close()
+	if calls.Load() != 2 || sent.Load() != 1 || !sentBeforeAnswer.Load() {
+		t.Errorf("%d attempts, Sent called %d times (before the answer: %v); want 2 attempts and Sent once, before the answer", calls.Load(), sent.Load(), sentBeforeAnswer.Load())
+	}
+
+	// Nothing listens: the request is never written.
+	refused := New(Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", MaxRetries: 1, RetryBaseDelay: time.Millisecond})
+	var never atomic.Int32
+	if _, err := refused.Stream(context.Background(), provider.Request{Messages: req.Messages, Sent: func() { never.Add(1) }}); err == nil || never.Load() != 0 {
+		t.Errorf("refused connection: err %v, Sent called %d times", err, never.Load())
+	}
+}

@@ -165,7 +165,7 @@ func (p *Client) Stream(ctx context.Context, req provider.Request) (provider.Str
 		expectThink: reasoningModel(p.cfg.Model),
 		hint:        textCallHint(p.cfg.Server, p.cfg.Model),
 	})
-	s := &stream{p: p, ctx: ctx, body: body, acc: acc}
+	s := &stream{p: p, ctx: ctx, body: body, acc: acc, sent: req.Sent}
 	if err := s.open(); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -76,8 +77,13 @@ func preconnect(baseURL string, proxy func(*http.Request) (*url.URL, error), max
 	return pc
 }
 
+// start dials on a goroutine of its own and lets it send its SYN (or DNS
+// query) before the caller goes on: on one P (`agent-lsp run` until its
+// first tool, internal/singlep) it would otherwise wait for the caller to
+// block, at its first request.
 func (pc *Preconn) start() {
 	go pc.ahead()
+	runtime.Gosched()
 }
 
 func (pc *Preconn) ahead() {

@@ -25,6 +25,7 @@ type stream struct {
 	ctx  context.Context
 	body net.Buffers
 	at   attempts
+	sent func() // provider.Request.Sent
 
 	resp    *http.Response
 	src     payloadReader
@@ -35,7 +36,7 @@ type stream struct {
 
 // open posts the request; a failure is the error Stream returns.
 func (s *stream) open() error {
-	resp, err := s.p.transport.post(s.ctx, s.body, &s.at)
+	resp, err := s.p.transport.post(s.ctx, s.body, &s.at, s.sent)
 	if err != nil {
 		if s.ctx.Err() != nil {
 			return s.ctx.Err()
