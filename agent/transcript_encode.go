@@ -155,9 +155,12 @@ func appendResult(b []byte, r Result) []byte {
 func recordSize(rec Record) int {
 	n := 128 + len(rec.ID) + len(rec.Workspace) + len(rec.Model) + len(rec.CallID) + len(rec.Path)
 	msg := func(m Message) int {
-		n := 64 + len(m.Content) + len(m.Reasoning) + len(m.ToolCallID) + len(m.Name)
+		// A sixteenth more for escapes (a prompt's line breaks and quotes),
+		// a quarter for arguments' quotes: one allocation, not two.
+		text := len(m.Content) + len(m.Reasoning)
+		n := 64 + text + text/16 + len(m.ToolCallID) + len(m.Name)
 		for _, tc := range m.ToolCalls {
-			n += 48 + len(tc.ID) + len(tc.Name) + len(tc.Arguments)
+			n += 48 + len(tc.ID) + len(tc.Name) + len(tc.Arguments) + len(tc.Arguments)/4
 		}
 		return n
 	}

@@ -54,8 +54,11 @@ func (e *encoder) body(model string, req provider.Request) net.Buffers {
 				b = append([]byte{','}, b...)
 			}
 		} else {
+			// Sized ahead: grown from nil, the system prompt went through
+			// thirty size classes, a fresh span (and page) for most.
+			b = make([]byte, 0, messageSize(req.Messages[i])+1)
 			if i > 0 {
-				b = append(make([]byte, 0, messageSize(req.Messages[i])+1), ',')
+				b = append(b, ',')
 			}
 			b = appendMessage(b, req.Messages[i])
 		}

@@ -32,10 +32,11 @@ func encodeMessage(m provider.Message) []byte {
 
 // messageSize is about the size of m encoded.
 func messageSize(m provider.Message) int {
-	n := len(m.Content) + 64
+	// A sixteenth more for escapes: a prompt's line breaks and quotes.
+	n := len(m.Content) + len(m.Content)/16 + 64
 	if m.Role == provider.RoleAssistant {
 		for _, tc := range m.ToolCalls {
-			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 64
+			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + len(tc.Arguments)/4 + 64 // its quotes escaped
 		}
 	}
 	return n
