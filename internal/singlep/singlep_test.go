@@ -2,6 +2,7 @@ package singlep
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -33,5 +34,25 @@ func TestOnOneP(t *testing.T) {
 	Restore() // once
 	if n := runtime.GOMAXPROCS(0); n != 2 {
 		t.Errorf("after Restore: %d Ps, want 2", n)
+	}
+}
+
+func TestSplitArgs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"/usr/bin/agent-lsp\x00run\x00say hello\x00", []string{"/usr/bin/agent-lsp", "run"}},
+		{"agent-lsp\x00", []string{"agent-lsp"}},
+		{"agent-lsp\x00ru", []string{"agent-lsp"}}, // cut: no second argument
+		{"/a/very/long/pa", nil},
+	} {
+		if got := splitArgs([]byte(c.in), 2); !slices.Equal(got, c.want) {
+			t.Errorf("splitArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := commandLine(); runtime.GOOS == "linux" && (len(got) == 0 || got[0] == "") {
+		t.Errorf("the test binary's command line: %q", got)
 	}
 }
