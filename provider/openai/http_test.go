@@ -202,19 +202,9 @@ func TestSentOnceTheRequestIsWritten(t *testing.T) {
 		io.WriteString(w, sse(`{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`))
 	}, Config{})
 	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}, Sent: func() { sent.Add(1) }}
-	st, err := p.Stream(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
+	if r := collectReq(t, context.Background(), p, req); r.err != nil || r.text != "ok" {
+		t.Fatalf("text %q, err %v", r.text, r.err)
 	}
-	for {
-		if _, err := st.Recv(); err != nil {
-			if err != io.EOF {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	st.Close()
 	if calls.Load() != 2 || sent.Load() != 1 || !sentBeforeAnswer.Load() {
 		t.Errorf("%d attempts, Sent called %d times (before the answer: %v); want 2 attempts and Sent once, before the answer", calls.Load(), sent.Load(), sentBeforeAnswer.Load())
 	}
