@@ -42,6 +42,10 @@ var nonInteractive = []string{
 	"GIT_EDITOR=true", "EDITOR=true", "VISUAL=true", "DEBIAN_FRONTEND=noninteractive",
 }
 
+// newSandbox makes the sandbox with its private directory dir. The
+// directory is made now (one stat when it exists), so that one that cannot
+// be made means no bash tool rather than a tool whose every call fails;
+// the sandbox resolves it at its first command.
 func newSandbox(root, dir string, c config.Sandbox) (*sandbox.Sandbox, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)

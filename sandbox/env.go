@@ -117,6 +117,22 @@ func setEnv(env []string, name, value string) []string {
 	return append(out, prefix+value)
 }
 
+// overrideEnv is env with set's NAME=value settings in place of env's for
+// those names.
+func overrideEnv(env, set []string) []string {
+	if len(set) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
+}
+
 // privateDirs are the writable directories a command gets besides the
 // workspace, all inside the sandbox's state directory.
 type privateDirs struct {

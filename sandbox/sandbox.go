@@ -206,22 +206,6 @@ func hasBash(path string) bool {
 	return false
 }
 
-// overrideEnv is env with set's NAME=value settings in place of env's for
-// those names.
-func overrideEnv(env, set []string) []string {
-	if len(set) == 0 {
-		return env
-	}
-	out := make([]string, 0, len(env)+len(set))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
-			out = append(out, kv)
-		}
-	}
-	return append(out, set...)
-}
-
 var errWorkspaceRoot = errors.New("sandbox: the workspace cannot be /")
 
 // errClosed is prepare's error once Close ran first.

@@ -85,7 +85,7 @@ type Tool struct {
 // defines its tools; DefineInferred takes any type.
 func Define[P any, PP Generated[P]](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
 	sc := generatedSchema[P, PP](name)
-	return newTool(name, description, readOnly, sc, reflect.TypeFor[P](), fn)
+	return newTool(name, description, readOnly, sc, fn)
 }
 
 // Generated is a params type whose schema genschemas generated.
@@ -99,10 +99,10 @@ type Generated[P any] interface {
 // defined (a bad tag panics there and then) and encoded in the background.
 func DefineInferred[P any](name, description string, readOnly bool, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
 	sc := inferredSchema(reflect.TypeFor[P](), name)
-	return newTool(name, description, readOnly, sc, reflect.TypeFor[P](), fn)
+	return newTool(name, description, readOnly, sc, fn)
 }
 
-func newTool[P any](name, description string, readOnly bool, sc *typeSchema, typ reflect.Type, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
+func newTool[P any](name, description string, readOnly bool, sc *typeSchema, fn func(ctx context.Context, p *P) (Result, error)) *Tool {
 	return &Tool{
 		name:        name,
 		description: description,
@@ -111,7 +111,7 @@ func newTool[P any](name, description string, readOnly bool, sc *typeSchema, typ
 		schema:      sc.schema,
 		resolved:    sc.resolved,
 		schemaJSON:  sc.raw,
-		paramsType:  typ,
+		paramsType:  reflect.TypeFor[P](),
 		run: func(ctx context.Context, params any) (Result, error) {
 			return fn(ctx, params.(*P))
 		},

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agent-lsp/agent-lsp/internal/rawfile"
 	"io"
 	"net/http"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/rawfile"
 )
 
 // ProbeContextWindow asks the server behind an OpenAI-compatible base URL
